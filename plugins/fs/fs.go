@@ -1,0 +1,166 @@
+// Package fs is the filesystem provider seam: the interface every backend
+// implements, its value types, its structured error, and the declarations of
+// the fs/* events. It does no I/O.
+//
+// API CONTRACT: the fslocal implementer owns this package and may refine doc
+// comments and add helpers, but keeps these exported names and signatures.
+package fs
+
+import (
+	"context"
+	"io"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// Service is the "fs" service handle.
+var Service = runtime.NewService[FileSystem]("fs")
+
+// FileSystem is the provider seam. Every method honours ctx cancellation with
+// a CodeAborted error ("<verb> aborted").
+type FileSystem interface {
+	// Resolve turns path (relative paths against cwd, or the provider's
+	// default when cwd is "") into a Target.
+	Resolve(ctx context.Context, path, cwd string) (Target, error)
+	// Stat follows symlinks; it returns (nil, nil) when the target is absent.
+	Stat(ctx context.Context, t Target) (*Info, error)
+	// Lstat does not follow a final symlink (Type may be TypeSymlink); nil when absent.
+	Lstat(ctx context.Context, path, cwd string) (*PathInfo, error)
+	// ReadText returns the whole decoded text (BOM hidden, no newline changes).
+	ReadText(ctx context.Context, t Target) (string, error)
+	// StreamText returns the decoded text as a stream; a decoding error or
+	// cancellation surfaces from Read as an *Error.
+	StreamText(ctx context.Context, t Target) (io.ReadCloser, error)
+	// ListDir returns the direct children (any order; consumers sort).
+	ListDir(ctx context.Context, t Target) ([]DirEntry, error)
+	// WriteText creates or replaces the file with exactly content, atomically.
+	WriteText(ctx context.Context, t Target, content string, intent *WriteIntent) (*WriteOutcome, error)
+	// EditText applies a literal edit, atomically, under an optional guard.
+	EditText(ctx context.Context, t Target, edit EditRequest, intent *EditIntent) (*EditOutcome, error)
+}
+
+// TextSeeker is an optional capability: stream decoded text from a byte offset
+// of the decoded text, only while the file is still at version v (otherwise a
+// CodeStaleVersion error). Consumers that cache line positions use it.
+type TextSeeker interface {
+	StreamTextFrom(ctx context.Context, t Target, v Version, offset int64) (io.ReadCloser, error)
+}
+
+// Target names one file for a provider: an opaque identity key (shared by all
+// aliases of a file) and the display path used in every message.
+type Target struct {
+	Key  string
+	Path string
+}
+
+// Version is an opaque token that changes whenever the file changes.
+type Version string
+
+// Type classifies a filesystem object.
+type Type string
+
+const (
+	TypeFile      Type = "file"
+	TypeDirectory Type = "directory"
+	TypeOther     Type = "other"
+	TypeSymlink   Type = "symlink" // only from Lstat
+)
+
+// Info is what Stat reports. Size is -1 when unknown.
+type Info struct {
+	Version Version
+	Type    Type
+	Size    int64
+}
+
+// PathInfo is what Lstat reports.
+type PathInfo struct {
+	Target Target
+	Info
+}
+
+// DirEntry is one child of a listed directory. Version is "" for children that
+// could not be stat'ed (broken links); Size is set for files only (-1 otherwise).
+type DirEntry struct {
+	Name    string
+	Type    Type
+	Target  Target
+	Version Version
+	Size    int64
+}
+
+// IntentKind says what a guarded write may do.
+type IntentKind int
+
+const (
+	// CreateIfAbsent creates a new file and refuses to replace an existing one.
+	CreateIfAbsent IntentKind = iota + 1
+	// ReplaceIfVersion replaces the file only while it is at Version.
+	ReplaceIfVersion
+)
+
+// WriteIntent guards a write; nil means unconditional.
+type WriteIntent struct {
+	Kind    IntentKind
+	Version Version // for ReplaceIfVersion
+}
+
+// EditIntent guards an edit; nil means unguarded.
+type EditIntent struct {
+	Version Version
+}
+
+// EditRequest is a literal replacement.
+type EditRequest struct {
+	Old, New   string
+	ReplaceAll bool
+}
+
+// Operation is what a write did.
+type Operation string
+
+const (
+	OpCreate Operation = "create"
+	OpUpdate Operation = "update"
+)
+
+// WriteOutcome reports a write. Before is nil on create, or when the prior
+// file was not text; Before and After are LF-normalised. Version is the
+// post-write version.
+type WriteOutcome struct {
+	Operation Operation
+	Before    *string
+	After     string
+	Version   Version
+}
+
+// EditOutcome reports an edit, LF-normalised, with the post-edit version.
+type EditOutcome struct {
+	Before, After string
+	Replacements  int
+	Version       Version
+}
+
+// ---- events ---------------------------------------------------------------
+
+// Observation says an actor has seen (or produced) target at version.
+type Observation struct {
+	Target  Target
+	Version Version
+	Actor   any // opaque: the tool call record
+}
+
+// IntentRequest asks the single decision slot how a mutation may proceed.
+type IntentRequest struct {
+	Target Target
+	Actor  any
+}
+
+var (
+	// ObservedEvent fires after a successful read, write or edit (emit).
+	ObservedEvent = runtime.NewEvent[Observation]("fs/observed")
+	// WriteIntentEvent decides the guard of a write (waterfall; nil = unconditional).
+	WriteIntentEvent = runtime.NewWaterfall[IntentRequest, *WriteIntent]("fs/write-intent")
+	// EditIntentEvent decides the guard of an edit (waterfall; nil = unguarded).
+	EditIntentEvent = runtime.NewWaterfall[IntentRequest, *EditIntent]("fs/edit-intent")
+)
