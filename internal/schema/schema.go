@@ -62,22 +62,36 @@ func For(t reflect.Type, opts Options) (s *Schema, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: encoding the schema of %v: %w", t, err)
 	}
-	doc := unescapeHTML(raw)
+	return compile(unescapeHTML(raw), derived)
+}
 
+// Compile compiles a hand-written schema document (draft 2020-12). JSON
+// returns doc as given.
+func Compile(doc []byte) (*Schema, error) {
+	var described jsonschema.Schema
+	if err := json.Unmarshal(doc, &described); err != nil {
+		return nil, fmt.Errorf("schema: not a schema document: %w", err)
+	}
+	return compile(slices.Clone(doc), &described)
+}
+
+// compile compiles doc; described is the same document as invopop reads it,
+// which keeps the declared property order.
+func compile(doc []byte, described *jsonschema.Schema) (*Schema, error) {
 	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
-		return nil, fmt.Errorf("schema: re-reading the schema of %v: %w", t, err)
+		return nil, fmt.Errorf("schema: not a schema document: %w", err)
 	}
 	const url = "mem://schema.json"
 	c := validator.NewCompiler()
 	if err := c.AddResource(url, parsed); err != nil {
-		return nil, fmt.Errorf("schema: %v: %w", t, err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	compiled, err := c.Compile(url)
 	if err != nil {
-		return nil, fmt.Errorf("schema: compiling the schema of %v: %w", t, err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &Schema{doc: doc, compiled: compiled, order: orderOf(derived)}, nil
+	return &Schema{doc: doc, compiled: compiled, order: orderOf(described)}, nil
 }
 
 // JSON returns the schema document exactly as sent to a model. The caller

@@ -337,3 +337,28 @@ func BenchmarkValidateInvalidArgs(b *testing.B) {
 		}
 	}
 }
+
+// Compile keeps a hand-written document verbatim and its property order.
+func TestCompile(t *testing.T) {
+	doc := `{"type": "object", "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer", "minimum": 1}}, "required": ["alpha"]}`
+	s, err := Compile([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(s.JSON()) != doc {
+		t.Fatalf("JSON() = %s", s.JSON())
+	}
+	got := violations(t, s, `{"zeta":1}`)
+	want := []string{`"zeta" must be a string`, `missing required property "alpha"`}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := violations(t, s, `{"alpha":0.5}`); !slices.Equal(got, []string{`"alpha" must be a positive integer`}) {
+		t.Fatalf("got %q", got)
+	}
+	for _, bad := range []string{``, `nope`, `{"type":5}`, `{"properties":[]}`} {
+		if _, err := Compile([]byte(bad)); err == nil {
+			t.Errorf("Compile(%s): no error", bad)
+		}
+	}
+}
