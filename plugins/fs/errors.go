@@ -1,8 +1,12 @@
 package fs
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
-// The stable error codes.
+// The stable error codes. They are part of the model-facing contract: a tool
+// result carries the code next to the message.
 const (
 	CodeNotFound       = "FS_NOT_FOUND"
 	CodeNotDirectory   = "FS_NOT_DIRECTORY"
@@ -18,8 +22,27 @@ const (
 	CodeAborted        = "FS_ABORTED"
 )
 
+// Sentinels, one per code, for errors.Is: errors.Is(err, fs.ErrStaleVersion)
+// holds for every *Error with that code, whatever its message.
+var (
+	ErrNotFound       = &Error{Code: CodeNotFound}
+	ErrNotDirectory   = &Error{Code: CodeNotDirectory}
+	ErrNotText        = &Error{Code: CodeNotText}
+	ErrNotRegularFile = &Error{Code: CodeNotRegularFile}
+	ErrPermission     = &Error{Code: CodePermission}
+	ErrSandboxDenied  = &Error{Code: CodeSandboxDenied}
+	ErrIO             = &Error{Code: CodeIO}
+	ErrStaleVersion   = &Error{Code: CodeStaleVersion}
+	ErrNotObserved    = &Error{Code: CodeNotObserved}
+	ErrAmbiguousEdit  = &Error{Code: CodeAmbiguousEdit}
+	ErrEditNotFound   = &Error{Code: CodeEditNotFound}
+	ErrAborted        = &Error{Code: CodeAborted}
+)
+
 // Error is the provider error: a model-facing message and a stable code.
-// errors.Is(err, &Error{Code: X}) matches by code.
+// errors.Is(err, &Error{Code: X}) (or one of the Err* sentinels) matches by
+// code; Err keeps the underlying cause (an OS error, a context error) for
+// logs and errors.Is, and never appears in Message.
 type Error struct {
 	Code    string
 	Message string
@@ -41,8 +64,24 @@ func (e *Error) ErrorCode() string { return e.Code }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is matches another *Error by code.
+// Is matches another *Error by code when that one has no message (a
+// sentinel), so a specific error never matches a different message.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code && t.Message == ""
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or "".
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Aborted returns the cancellation error of an operation: "<verb> aborted"
+// with CodeAborted, wrapping cause (normally ctx.Err()).
+func Aborted(verb string, cause error) *Error {
+	return &Error{Code: CodeAborted, Message: verb + " aborted", Err: cause}
 }

@@ -1,0 +1,131 @@
+package fslocal
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+// eolSample is how much of the text (in UTF-16 code units, as upstream
+// measures it) decides the line-ending style an edit writes back.
+const eolSample = 4096
+
+// EditText applies a literal edit atomically. Under the per-target lock it
+// checks, in order: the file exists (a missing file is stale, guarded or
+// not), is regular, is at the guarded version; then it honours
+// cancellation, reads, rejects binary (a NUL anywhere) and invalid UTF-8,
+// and matches. The file keeps its BOM, its permission bits, and its
+// dominant line-ending style.
+func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (*fs.EditOutcome, error) {
+	if err := f.locks.lock(ctx, t.Key); err != nil {
+		return nil, fs.Aborted("edit", err)
+	}
+	defer f.locks.unlock(t.Key)
+
+	var st syscall.Stat_t
+	if err := stat(t.Key, &st); err != nil {
+		if isAbsent(err) {
+			return nil, stale("edit", t.Path)
+		}
+		return nil, osError("edit", t.Path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, notRegular("edit", t.Path)
+	}
+	if intent != nil && versionOf(&st) != intent.Version {
+		return nil, stale("edit", t.Path)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fs.Aborted("edit", err)
+	}
+	file, _, err := openRegular("edit", t)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readAll(ctx, "edit", t.Path, file, st.Size)
+	file.Close()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, binaryFile("edit", t.Path)
+	}
+	prefix := ""
+	if bytes.HasPrefix(data, bom) {
+		prefix, data = string(bom), data[len(bom):]
+	}
+	if !utf8.Valid(data) {
+		return nil, invalidText("edit", t.Path)
+	}
+	res := applyEdit(unsafeString(data), edit)
+	switch {
+	case res.Replacements == 0:
+		return nil, fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, t.Path)
+	case res.Replacements > 1 && !edit.ReplaceAll:
+		return nil, fs.Errorf(fs.CodeAmbiguousEdit,
+			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
+			res.Replacements, t.Path)
+	}
+	if err := writeAtomic(ctx, "edit", t, prefix+res.Stored, st.Mode&0o777); err != nil {
+		return nil, err
+	}
+	return &fs.EditOutcome{Before: res.Before, After: res.After, Replacements: res.Replacements, Version: postVersion(t)}, nil
+}
+
+// editResult is a literal edit of a text. Before and After are
+// LF-normalised; Stored is After in the text's line-ending style.
+// Replacements is the number of non-overlapping matches; when it is 0, or
+// above 1 without ReplaceAll, nothing was replaced and After/Stored are "".
+type editResult struct {
+	Before, After, Stored string
+	Replacements          int
+}
+
+// applyEdit matches and replaces on CRLF-normalised text (file, old and new
+// alike), then writes the whole result back in the text's dominant style.
+func applyEdit(text string, edit fs.EditRequest) editResult {
+	res := editResult{Before: lf(text)}
+	old, repl := lf(edit.Old), lf(edit.New)
+	if old == "" {
+		return res
+	}
+	res.Replacements = strings.Count(res.Before, old)
+	if res.Replacements == 0 || (res.Replacements > 1 && !edit.ReplaceAll) {
+		return res
+	}
+	res.After = strings.Replace(res.Before, old, repl, res.Replacements)
+	res.Stored = res.After
+	if dominantCRLF(text) {
+		res.Stored = strings.ReplaceAll(res.After, "\n", "\r\n")
+	}
+	return res
+}
+
+// dominantCRLF reports whether CRLF outnumbers bare LF in the first 4096
+// UTF-16 code units of text (a character above U+FFFF counts 2). Ties and
+// texts without newlines are LF.
+func dominantCRLF(text string) bool {
+	end, units := 0, 0
+	for end < len(text) && units < eolSample {
+		if c := text[end]; c < utf8.RuneSelf {
+			end, units = end+1, units+1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[end:])
+		u := 1
+		if r > 0xFFFF {
+			u = 2
+		}
+		if units+u > eolSample {
+			break // the sample ends inside a surrogate pair: drop the half
+		}
+		end, units = end+size, units+u
+	}
+	sample := text[:end]
+	crlf := strings.Count(sample, "\r\n")
+	return crlf > strings.Count(sample, "\n")-crlf
+}

@@ -1,0 +1,322 @@
+package fslocal
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"syscall"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+const (
+	// sniffLen is how far read looks for a NUL byte (binary detection).
+	sniffLen = 8192
+	// streamBuf is the fixed buffer of a text stream: a stream never holds
+	// more of the file than this (plus at most 3 carried bytes).
+	streamBuf = 64 << 10
+	// readChunk bounds one read(2) of a whole-file read, so that
+	// cancellation is noticed between chunks.
+	readChunk = 4 << 20
+)
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// ReadText returns the whole text: a NUL in the first 8192 bytes is a binary
+// file, anything but strict UTF-8 is invalid, a leading BOM is hidden and
+// nothing else changes.
+func (f *FS) ReadText(ctx context.Context, t fs.Target) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", fs.Aborted("read", err)
+	}
+	file, st, err := openRegular("read", t)
+	if err != nil {
+		return "", err
+	}
+	defer file.Close()
+	data, err := readAll(ctx, "read", t.Path, file, st.Size)
+	if err != nil {
+		return "", err
+	}
+	if bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 {
+		return "", binaryFile("read", t.Path)
+	}
+	data = bytes.TrimPrefix(data, bom)
+	if !utf8.Valid(data) {
+		return "", invalidText("read", t.Path)
+	}
+	return unsafeString(data), nil
+}
+
+// StreamText streams the text as ReadText would return it, from a fixed
+// buffer. Decoding failures and cancellation surface from Read as *fs.Error,
+// so a consumer that stops at the first error never sees a partial window
+// of an invalid file as success.
+func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fs.Aborted("read", err)
+	}
+	file, _, err := openRegular("read", t)
+	if err != nil {
+		return nil, err
+	}
+	return newTextStream(ctx, file, t.Path, 0, true), nil
+}
+
+// StreamTextFrom streams the text from offset, a byte offset into the
+// decoded text (after a BOM), while the file is still at version v. A
+// missing or changed file is FS_STALE_VERSION. The bytes before offset are
+// not read again: v vouches for them, so binary detection covers only the
+// part of the first 8192 bytes at or after offset.
+func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offset int64) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fs.Aborted("read", err)
+	}
+	file, st, err := openRegular("read", t)
+	if err != nil {
+		if fs.CodeOf(err) == fs.CodeNotFound {
+			return nil, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, t.Path)
+		}
+		return nil, err
+	}
+	if versionOf(st) != v {
+		file.Close()
+		return nil, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file changed since it was read`, t.Path)
+	}
+	var head [3]byte
+	n, err := file.ReadAt(head[:], 0)
+	if err != nil && err != io.EOF {
+		file.Close()
+		return nil, osError("read", t.Path, err)
+	}
+	start := offset
+	if bytes.Equal(head[:n], bom) {
+		start += int64(len(bom))
+	}
+	if offset < 0 || start > st.Size {
+		file.Close()
+		return nil, fs.Errorf(fs.CodeIO, `cannot read "%s": offset %d is outside the text`, t.Path, offset)
+	}
+	if _, err := file.Seek(start, io.SeekStart); err != nil {
+		file.Close()
+		return nil, osError("read", t.Path, err)
+	}
+	return newTextStream(ctx, file, t.Path, start, false), nil
+}
+
+// openRegular opens the file at t for reading once it is known to be a
+// regular file. The type is checked by stat before the open (so a FIFO is
+// never opened) and again on the descriptor (O_NONBLOCK keeps a FIFO that
+// replaced the file in between from blocking the open).
+func openRegular(verb string, t fs.Target) (*os.File, *syscall.Stat_t, error) {
+	var st syscall.Stat_t
+	if err := stat(t.Key, &st); err != nil {
+		if isAbsent(err) {
+			return nil, nil, notFound(verb, t.Path)
+		}
+		return nil, nil, osError(verb, t.Path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, nil, notRegular(verb, t.Path)
+	}
+	file, err := os.OpenFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		if isAbsent(err) {
+			return nil, nil, notFound(verb, t.Path)
+		}
+		return nil, nil, osError(verb, t.Path, err)
+	}
+	if err := fstat(file, &st); err != nil {
+		file.Close()
+		return nil, nil, osError(verb, t.Path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		file.Close()
+		return nil, nil, notRegular(verb, t.Path)
+	}
+	return file, &st, nil
+}
+
+func fstat(file *os.File, st *syscall.Stat_t) error {
+	raw, err := file.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		for {
+			if serr = syscall.Fstat(int(fd), st); serr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return wrapErrno("fstat", file.Name(), serr)
+}
+
+// readAll reads the whole file in chunks, checking ctx between them; size
+// is a hint (the file may grow or shrink meanwhile).
+func readAll(ctx context.Context, verb, path string, file *os.File, size int64) ([]byte, error) {
+	data := make([]byte, 0, size+1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fs.Aborted(verb, err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := file.Read(data[len(data):min(cap(data), len(data)+readChunk)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, osError(verb, path, err)
+		}
+	}
+}
+
+// unsafeString views b as a string without copying; b must never be written
+// again (callers drop it).
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+func binaryFile(verb, path string) *fs.Error {
+	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": binary file`, verb, path)
+}
+
+func invalidText(verb, path string) *fs.Error {
+	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": invalid UTF-8 text`, verb, path)
+}
+
+// textStream decodes a file through one fixed buffer. buf[r:w] is validated
+// text not yet handed out; buf[w:n] is an incomplete UTF-8 sequence carried
+// to the next fill. The first fill reads at least the binary-sniff window,
+// so a NUL there wins over an invalid sequence before it.
+type textStream struct {
+	ctx      context.Context
+	file     *os.File
+	path     string
+	buf      []byte
+	r, w, n  int
+	pos      int64 // file offset of buf[n]
+	stripBOM bool
+	err      error // sticky: io.EOF or an *fs.Error
+}
+
+func newTextStream(ctx context.Context, file *os.File, path string, pos int64, stripBOM bool) *textStream {
+	return &textStream{ctx: ctx, file: file, path: path, buf: make([]byte, streamBuf), pos: pos, stripBOM: stripBOM}
+}
+
+func (s *textStream) Read(p []byte) (int, error) {
+	for s.r == s.w {
+		if s.err != nil {
+			return 0, s.err
+		}
+		s.fill()
+	}
+	n := copy(p, s.buf[s.r:s.w])
+	s.r += n
+	return n, nil
+}
+
+// WriteTo lets io.Copy take the validated text straight from the buffer.
+func (s *textStream) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if s.r < s.w {
+			n, err := w.Write(s.buf[s.r:s.w])
+			total += int64(n)
+			s.r += n
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
+		if s.err == io.EOF {
+			return total, nil
+		}
+		if s.err != nil {
+			return total, s.err
+		}
+		s.fill()
+	}
+}
+
+func (s *textStream) Close() error { return s.file.Close() }
+
+// fill refills buf after everything validated was handed out: it keeps the
+// carried bytes, reads more, and validates up to the last complete sequence.
+func (s *textStream) fill() {
+	if err := s.ctx.Err(); err != nil {
+		s.err = fs.Aborted("read", err)
+		return
+	}
+	carried := copy(s.buf, s.buf[s.w:s.n])
+	start := s.pos - int64(carried) // file offset of buf[0]
+	s.r, s.w, s.n = 0, 0, carried
+	eof := false
+	// Read at least up to the end of the sniff window before deciding.
+	for s.n < len(s.buf) && (s.n == carried || start+int64(s.n) < sniffLen) {
+		m, err := s.file.Read(s.buf[s.n:])
+		s.n += m
+		s.pos += int64(m)
+		if err == io.EOF {
+			eof = true
+			break
+		}
+		if err != nil {
+			s.err = osError("read", s.path, err)
+			return
+		}
+		if cerr := s.ctx.Err(); cerr != nil {
+			s.err = fs.Aborted("read", cerr)
+			return
+		}
+	}
+	chunk := s.buf[:s.n]
+	if start < sniffLen && bytes.IndexByte(chunk[:min(int64(len(chunk)), sniffLen-start)], 0) >= 0 {
+		s.err = binaryFile("read", s.path)
+		return
+	}
+	if s.stripBOM {
+		s.stripBOM = false
+		if bytes.HasPrefix(chunk, bom) {
+			s.r = len(bom)
+		}
+	}
+	s.w = s.n
+	if !eof {
+		s.w -= incompleteTail(chunk)
+	}
+	if !utf8.Valid(chunk[s.r:s.w]) {
+		s.r, s.w = 0, 0
+		s.err = invalidText("read", s.path)
+		return
+	}
+	if eof {
+		s.err = io.EOF
+	}
+}
+
+// incompleteTail is the length of a UTF-8 sequence cut short at the end of
+// b (0 if b ends on a sequence boundary or in an invalid sequence).
+func incompleteTail(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return 0
+			}
+			return len(b) - i
+		}
+	}
+	return 0
+}
