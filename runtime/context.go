@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+)
+
+// rt is the state shared by every context of one root.
+type rt struct {
+	logger *slog.Logger
+	root   *Context
+	nextID atomic.Uint64
+
+	mu    sync.Mutex // serializes writes to slots and listener/observer lists
+	slots atomic.Pointer[[]*slot]
+
+	svcMu      sync.RWMutex
+	services   map[string]*record
+	dependents map[string][]*Fiber // fibers by injected name
+
+	obs observation
+}
+
+// Context is what a plugin receives: its view of the runtime, owning its
+// listeners, services, child plugins and effects. Not a context.Context.
+type Context struct {
+	rt     *rt
+	fiber  *Fiber
+	parent *Context // the context this one extends or was plugged into
+	key    any
+	value  any
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct{ logger *slog.Logger }
+
+// WithLogger sets the root logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// New returns a root context. Close it to dispose every plugin and drain observers.
+func New(opts ...Option) *Context {
+	o := options{logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := &rt{
+		logger:     o.logger,
+		services:   make(map[string]*record),
+		dependents: make(map[string][]*Fiber),
+	}
+	r.initObservation()
+	root := &Fiber{rt: r, name: "root"}
+	root.state.Store(int32(Active))
+	root.ctx = &Context{rt: r, fiber: root}
+	r.root = root.ctx
+	return root.ctx
+}
+
+// Fiber is the application that owns c (the root fiber on the root context).
+func (c *Context) Fiber() *Fiber { return c.fiber }
+
+// Root returns the root context.
+func (c *Context) Root() *Context { return c.rt.root }
+
+// Logger returns a logger that names the fiber ("plugin" attribute).
+func (c *Context) Logger() *slog.Logger { return c.fiber.logger() }
+
+// Extend returns a context sharing c's fiber that carries key=value (Cordis
+// ctx.extend); listeners registered on it are seen by filters with that value.
+func (c *Context) Extend(key, value any) *Context {
+	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value}
+}
+
+// Value returns the value Extend attached for key, or nil. Values are
+// inherited: a plugin's context sees those of the context it was plugged into.
+func (c *Context) Value(key any) any {
+	for x := c; x != nil; x = x.parent {
+		if x.key != nil && x.key == key {
+			return x.value
+		}
+	}
+	return nil
+}
+
+// Effect runs setup now and owns its teardown: it runs when the fiber that owns
+// c is disposed (newest first) or when the returned dispose is called (idempotent).
+// If setup fails it returns the error (after running the teardown it may have
+// returned); a panic in setup becomes a *PanicError.
+func (c *Context) Effect(setup func() (teardown func() error, err error)) (dispose func() error, err error) {
+	if setup == nil {
+		return nil, errors.New("runtime: nil effect setup")
+	}
+	f := c.fiber
+	if !f.accepting() {
+		return nil, ErrInactive
+	}
+	teardown, err := runSetup(setup)
+	if err != nil {
+		if teardown != nil {
+			_ = runTeardown(teardown)
+		}
+		return nil, err
+	}
+	if teardown == nil {
+		teardown = func() error { return nil }
+	}
+	e, err := f.track(teardown, nil)
+	if err != nil {
+		_ = runTeardown(teardown)
+		return nil, err
+	}
+	return e.dispose, nil
+}
+
+func runSetup(setup func() (func() error, error)) (teardown func() error, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = recovered(p)
+		}
+	}()
+	return setup()
+}
+
+func runTeardown(teardown func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = recovered(p)
+		}
+	}()
+	return teardown()
+}
+
+// OnUpdate lets the current application accept a new config in place: Update
+// validates the config and calls fn instead of restarting; an error vetoes it.
+// It lasts until the application is torn down.
+func (c *Context) OnUpdate(fn func(config any) error) error {
+	if fn == nil {
+		return errors.New("runtime: nil OnUpdate handler")
+	}
+	f := c.fiber
+	_, err := f.track(func() error {
+		f.mu.Lock()
+		f.onUpdate = nil
+		f.mu.Unlock()
+		return nil
+	}, func() error { f.onUpdate = fn; return nil })
+	return err
+}
+
+// Close disposes everything registered on the root, then flushes observers.
+// After Close, registering on any context of this root fails with ErrInactive;
+// emitting still works. Only meaningful on the root context.
+func (c *Context) Close() error {
+	if c.fiber != c.rt.root.fiber {
+		return errors.New("runtime: Close called on a plugin context; dispose its fiber instead")
+	}
+	err := c.fiber.Dispose()
+	c.Flush()
+	return err
+}
+
+// report emits an ErrorReport, except for failures of ErrorEvent's own
+// listeners, which are only logged (no recursion).
+func (r *rt) report(f *Fiber, event string, err error) {
+	if event == ErrorEvent.name {
+		return
+	}
+	_ = ErrorEvent.Emit(r.root, ErrorReport{Fiber: f, Event: event, Err: err})
+}
+
+func (r *rt) listenerFailed(l *listener, event string, err error) {
+	l.ctx.Logger().Error("listener failed", "event", event, "error", err)
+	r.report(l.ctx.fiber, event, err)
+}
