@@ -538,4 +538,3 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	f.reconcile()
 	return f, nil
 }
-

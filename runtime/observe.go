@@ -39,7 +39,7 @@ type delivery struct {
 // goroutine, fed by an unbounded queue, removes that hazard without ever
 // blocking an emitter.
 type observation struct {
-	count atomic.Int32                 // observers of any event, including ObserveAll
+	count atomic.Int32                // observers of any event, including ObserveAll
 	all   atomic.Pointer[[]*observer] // ObserveAll observers
 
 	mu      sync.Mutex
