@@ -3,14 +3,19 @@
 // maps failures to results a model can act on. It also assembles the system
 // prompt from sections contributed by plugins.
 //
-// API CONTRACT STUB: the registry implementer owns this package and keeps the
-// exported names below (bodies are placeholders).
+// docs/registry.md describes the pipeline, the error names and codes, and
+// the scheduling of a batch.
 package registry
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
 
+	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/runtime"
 )
 
@@ -26,8 +31,16 @@ type Config struct {
 	MaxParallel int `json:"maxParallel,omitempty" jsonschema:"minimum=1,default=10"`
 }
 
+// defaultMaxParallel applies when a host builds a Config without MaxParallel.
+const defaultMaxParallel = 10
+
 // Plugin provides the "tools" and "prompt" services.
-var Plugin runtime.Plugin // = runtime.Configured("registry", ...)
+var Plugin = runtime.Configured("registry", func(ctx *runtime.Context, cfg Config) error {
+	if err := Tools.Provide(ctx, New(ctx, cfg)); err != nil {
+		return err
+	}
+	return Prompts.Provide(ctx, NewPrompt())
+})
 
 // Session is what a call knows about the agent session it runs in. The
 // session value's identity is the policy owner.
@@ -39,7 +52,8 @@ type Session interface {
 }
 
 // Call is the execution record of one tool call; tools receive it and pass it
-// as the opaque actor of fs events.
+// as the opaque actor of fs events. The registry sets empty Args to `{}`
+// before anything else sees the call.
 type Call struct {
 	ID      string
 	Tool    string
@@ -51,20 +65,16 @@ type Call struct {
 type Tool struct {
 	Name        string
 	Description string
-	// Parameters is the JSON Schema document of the arguments.
+	// Parameters is the JSON Schema document of the arguments; empty means
+	// an object with no declared properties.
 	Parameters json.RawMessage
 	// ConcurrencySafe reports whether a call may run in parallel; nil = exclusive.
 	ConcurrencySafe func(args json.RawMessage) bool
 	// Execute runs the call and returns the tool's canonical value.
 	Execute func(ctx context.Context, call *Call) (any, error)
-	// Render turns the canonical value into model-facing text.
+	// Render turns the canonical value into model-facing text; nil shows a
+	// string as is and anything else as JSON.
 	Render func(value any) string
-}
-
-// Define builds a typed tool: arguments decode into A after schema
-// validation; the value V renders with render.
-func Define[A, V any](name, description string, run func(ctx context.Context, call *Call, args A) (V, error), render func(V) string) (Tool, error) {
-	panic("unimplemented")
 }
 
 // Definition is what a model request carries for one tool.
@@ -105,35 +115,105 @@ var (
 	ResultEvent = runtime.NewEvent[*Result]("tools/result")
 )
 
-// Registry is the "tools" service.
-type Registry struct{ _ [0]func() }
+// emptyParameters is the schema of a tool that declares no Parameters.
+var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// Register adds t, owned by ctx's fiber (removed when it is disposed).
-func (r *Registry) Register(ctx *runtime.Context, t Tool) error { panic("unimplemented") }
+// Registry is the "tools" service. It is safe for concurrent use.
+type Registry struct {
+	ctx         *runtime.Context // dispatches pre-execute and result events
+	maxParallel int
 
-// Definitions lists the tools in registration order.
-func (r *Registry) Definitions() []Definition { panic("unimplemented") }
-
-// Execute runs one call through the whole pipeline; it never panics.
-func (r *Registry) Execute(ctx context.Context, call *Call) *Result { panic("unimplemented") }
-
-// ExecuteBatch runs one assistant message's calls: concurrency-safe calls in
-// parallel (capped), exclusive ones alone; results in input order, exactly one
-// per call even when ctx is cancelled.
-func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result { panic("unimplemented") }
-
-// Section is a named, ordered part of the system prompt.
-type Section struct {
-	Name  string
-	Order int
-	Text  string
+	mu    sync.RWMutex
+	byKey map[string]*entry
+	order []*entry // registration order
 }
 
-// Prompt is the "prompt" service.
-type Prompt struct{ _ [0]func() }
+// entry is one registered tool with its compiled argument schema.
+type entry struct {
+	Tool
+	args *schema.Schema
+}
 
-// Add contributes s, owned by ctx's fiber.
-func (p *Prompt) Add(ctx *runtime.Context, s Section) error { panic("unimplemented") }
+// New returns a registry whose events are dispatched on ctx. Hosts that do
+// not load Plugin use it directly.
+func New(ctx *runtime.Context, cfg Config) *Registry {
+	return &Registry{
+		ctx:         ctx,
+		maxParallel: positiveOr(cfg.MaxParallel, defaultMaxParallel),
+		byKey:       map[string]*entry{},
+	}
+}
 
-// Assemble joins the sections by order (then name) into the system prompt.
-func (p *Prompt) Assemble() string { panic("unimplemented") }
+func positiveOr(n, fallback int) int {
+	if n < 1 {
+		return fallback
+	}
+	return n
+}
+
+// Register adds t, owned by ctx's fiber (removed when it is disposed).
+func (r *Registry) Register(ctx *runtime.Context, t Tool) error {
+	if t.Name == "" {
+		return errors.New("registry: tool without a name")
+	}
+	if t.Execute == nil {
+		return fmt.Errorf("registry: tool %q has no Execute", t.Name)
+	}
+	params := t.Parameters
+	if len(params) == 0 {
+		params = emptyParameters
+	}
+	args, err := schema.Compile(params)
+	if err != nil {
+		return fmt.Errorf("registry: tool %q: parameters: %w", t.Name, err)
+	}
+	t.Parameters = args.JSON()
+	e := &entry{Tool: t, args: args}
+	_, err = ctx.Effect(func() (func() error, error) {
+		if err := r.add(e); err != nil {
+			return nil, err
+		}
+		return func() error { r.remove(e); return nil }, nil
+	})
+	return err
+}
+
+func (r *Registry) add(e *entry) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byKey[e.Name]; dup {
+		return fmt.Errorf("registry: tool %q is already registered", e.Name)
+	}
+	r.byKey[e.Name] = e
+	r.order = append(r.order, e)
+	return nil
+}
+
+func (r *Registry) remove(e *entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey[e.Name] != e {
+		return
+	}
+	delete(r.byKey, e.Name)
+	if i := slices.Index(r.order, e); i >= 0 {
+		r.order = slices.Delete(r.order, i, i+1)
+	}
+}
+
+func (r *Registry) lookup(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byKey[name]
+}
+
+// Definitions lists the tools in registration order.
+func (r *Registry) Definitions() []Definition {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	defs := make([]Definition, len(r.order))
+	for i, e := range r.order {
+		defs[i] = Definition{Name: e.Name, Description: e.Description, Parameters: e.Parameters}
+	}
+	return defs
+}

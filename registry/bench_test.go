@@ -1,0 +1,77 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+type trivialArgs struct {
+	FilePath string   `json:"file_path"`
+	Offset   *float64 `json:"offset,omitempty"`
+	Limit    *float64 `json:"limit,omitempty"`
+}
+
+func trivialTool(b *testing.B, safe bool) Tool {
+	tool, err := Define("trivial", "", func(_ context.Context, _ *Call, a trivialArgs) (string, error) {
+		return a.FilePath, nil
+	}, func(s string) string { return s })
+	if err != nil {
+		b.Fatal(err)
+	}
+	if safe {
+		tool.ConcurrencySafe = func(json.RawMessage) bool { return true }
+	}
+	return tool
+}
+
+var trivialCall = json.RawMessage(`{"file_path":"/workspace/src/main.go","offset":120,"limit":200}`)
+
+// BenchmarkExecuteTrivial: validate, permission (no listener), decode,
+// execute, render and emit (no listener) for one call.
+func BenchmarkExecuteTrivial(b *testing.B) {
+	root, r := newRegistry(b, Config{})
+	mustRegister(b, root, r, trivialTool(b, false))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(ctx, &Call{ID: "c", Tool: "trivial", Args: trivialCall}); res.IsError {
+			b.Fatal(res.Text)
+		}
+	}
+}
+
+// BenchmarkExecuteInvalidArgs: the schema-violation path.
+func BenchmarkExecuteInvalidArgs(b *testing.B) {
+	root, r := newRegistry(b, Config{})
+	mustRegister(b, root, r, trivialTool(b, false))
+	ctx := context.Background()
+	args := json.RawMessage(`{"offset":null,"limit":"x"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(ctx, &Call{ID: "c", Tool: "trivial", Args: args}); !res.IsError {
+			b.Fatal("valid")
+		}
+	}
+}
+
+// BenchmarkBatch10Parallel: one assistant message with ten concurrency-safe
+// calls.
+func BenchmarkBatch10Parallel(b *testing.B) {
+	root, r := newRegistry(b, Config{})
+	mustRegister(b, root, r, trivialTool(b, true))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		cs := make([]*Call, 10)
+		for i := range cs {
+			cs[i] = &Call{ID: fmt.Sprint(i), Tool: "trivial", Args: trivialCall}
+		}
+		for _, res := range r.ExecuteBatch(ctx, cs) {
+			if res.IsError {
+				b.Fatal(res.Text)
+			}
+		}
+	}
+}

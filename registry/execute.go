@@ -1,0 +1,159 @@
+package registry
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+)
+
+// Execute runs one call through the whole pipeline; it never panics.
+//
+//  1. ctx already done: "tool call aborted before dispatch".
+//  2. unknown tool.
+//  3. arguments: empty means {}; they must be JSON and fit the schema.
+//  4. tools/pre-execute: a listener may deny the call.
+//  5. the body runs (its panic is a result; a success after ctx is done is
+//     "tool call aborted"), then the value renders.
+//  6. tools/result is emitted with the result, whatever it is.
+func (r *Registry) Execute(ctx context.Context, call *Call) *Result {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if call == nil {
+		call = &Call{}
+	}
+	res := r.run(ctx, call)
+	r.publish(res)
+	return res
+}
+
+func (r *Registry) run(ctx context.Context, call *Call) *Result {
+	e, res := r.prepare(ctx, call)
+	if res != nil {
+		return res
+	}
+	return r.dispatch(ctx, call, e)
+}
+
+// prepare runs the steps before the body. It returns the tool, or the
+// result that ends the call.
+func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
+	if ctx.Err() != nil {
+		return nil, abortedBeforeDispatch(call)
+	}
+	e := r.lookup(call.Tool)
+	if e == nil {
+		return nil, failure(call, fmt.Sprintf("unknown tool %q", call.Tool), NameUnknown, CodeUnknownTool)
+	}
+	normalizeArgs(call)
+	if err := e.args.Validate(call.Args); err != nil {
+		return nil, fromError(call, argsError(err))
+	}
+	d, err := r.permit(call)
+	switch {
+	case err != nil: // a broken permission plugin denies: fail closed
+		return nil, failure(call, "permission check failed: "+err.Error(), NameDenied, CodeDenied)
+	case d.Deny:
+		return nil, failure(call, cmp.Or(d.Reason, msgDenied), NameDenied, CodeDenied)
+	}
+	return e, nil
+}
+
+func normalizeArgs(call *Call) {
+	if len(call.Args) == 0 {
+		call.Args = json.RawMessage(`{}`)
+	}
+}
+
+func allow() (Decision, error) { return Decision{}, nil }
+
+func (r *Registry) permit(call *Call) (d Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return PreExecute.Run(r.ctx, call, allow)
+}
+
+// dispatch runs the body and renders its value.
+func (r *Registry) dispatch(ctx context.Context, call *Call, e *entry) *Result {
+	if ctx.Err() != nil {
+		return abortedBeforeDispatch(call)
+	}
+	value, err := r.body(ctx, call, e)
+	if err != nil {
+		// Also after cancellation: the body's own error says more (R-132).
+		return fromError(call, err)
+	}
+	if ctx.Err() != nil {
+		// The body ignored cancellation and succeeded; its effects may have
+		// landed, but the caller has moved on (R-132).
+		return failure(call, msgAborted, NameAbort, CodeAborted)
+	}
+	text, err := r.render(call, e, value)
+	if err != nil {
+		return fromError(call, err)
+	}
+	return &Result{CallID: call.ID, Tool: call.Tool, Text: text, Value: value}
+}
+
+func (r *Registry) body(ctx context.Context, call *Call, e *entry) (value any, err error) {
+	defer r.recoverInto(call, &err)
+	return e.Execute(ctx, call)
+}
+
+func (r *Registry) render(call *Call, e *entry, value any) (text string, err error) {
+	defer r.recoverInto(call, &err)
+	if e.Render == nil {
+		return renderDefault(value), nil
+	}
+	return e.Render(value), nil
+}
+
+// recoverInto is deferred around tool code: a panic becomes *err.
+func (r *Registry) recoverInto(call *Call, err *error) {
+	if p := recover(); p != nil {
+		r.ctx.Logger().Error("tool panicked", "tool", call.Tool, "call", call.ID, "panic", p, "stack", string(debug.Stack()))
+		*err = &panicError{tool: call.Tool, value: p}
+	}
+}
+
+func renderDefault(value any) string {
+	switch v := value.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Sprint(value)
+	}
+	return string(b)
+}
+
+// publish emits tools/result. A failing listener does not change the result.
+func (r *Registry) publish(res *Result) {
+	if err := ResultEvent.Emit(r.ctx, res); err != nil {
+		r.ctx.Logger().Warn("tools/result listener failed", "tool", res.Tool, "call", res.CallID, "err", err)
+	}
+}
+
+// concurrencySafe is the call's scheduling mode: only a classifier that
+// exists, does not panic and says true makes it parallel.
+func (r *Registry) concurrencySafe(call *Call) (safe bool) {
+	e := r.lookup(call.Tool)
+	if e == nil || e.ConcurrencySafe == nil {
+		return false
+	}
+	normalizeArgs(call)
+	defer func() {
+		if recover() != nil {
+			safe = false
+		}
+	}()
+	return e.ConcurrencySafe(call.Args)
+}
