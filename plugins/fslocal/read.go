@@ -63,7 +63,7 @@ func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error)
 	if err != nil {
 		return nil, err
 	}
-	return newTextStream(ctx, file, t.Path, 0, true), nil
+	return newStream(ctx, file, t.Path, 0, true, streamBuf)
 }
 
 // StreamTextFrom streams the text from offset, a byte offset into the
@@ -104,7 +104,7 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 		file.Close()
 		return nil, osError("read", t.Path, err)
 	}
-	return newTextStream(ctx, file, t.Path, start, false), nil
+	return newStream(ctx, file, t.Path, start, false, streamBuf)
 }
 
 // openRegular opens the file at t for reading once it is known to be a
@@ -197,23 +197,44 @@ func invalidText(verb, path string) *fs.Error {
 	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": invalid UTF-8 text`, verb, path)
 }
 
+// sniff reports whether the part of the binary-sniff window (the first
+// 8192 bytes of the file) at or after from holds a NUL byte.
+func sniff(file *os.File, path string, from int64) error {
+	if from >= sniffLen {
+		return nil
+	}
+	var head [sniffLen]byte
+	n, err := file.ReadAt(head[:sniffLen-from], from)
+	if err != nil && err != io.EOF {
+		return osError("read", path, err)
+	}
+	if bytes.IndexByte(head[:n], 0) >= 0 {
+		return binaryFile("read", path)
+	}
+	return nil
+}
+
 // textStream decodes a file through one fixed buffer. buf[r:w] is validated
 // text not yet handed out; buf[w:n] is an incomplete UTF-8 sequence carried
-// to the next fill. The first fill reads at least the binary-sniff window,
-// so a NUL there wins over an invalid sequence before it.
+// to the next fill. Binary detection happened before the stream was made.
 type textStream struct {
 	ctx      context.Context
 	file     *os.File
 	path     string
 	buf      []byte
 	r, w, n  int
-	pos      int64 // file offset of buf[n]
 	stripBOM bool
 	err      error // sticky: io.EOF or an *fs.Error
 }
 
-func newTextStream(ctx context.Context, file *os.File, path string, pos int64, stripBOM bool) *textStream {
-	return &textStream{ctx: ctx, file: file, path: path, buf: make([]byte, streamBuf), pos: pos, stripBOM: stripBOM}
+// newStream checks the binary-sniff window from the file's current offset
+// pos, then returns a stream over the rest of the file.
+func newStream(ctx context.Context, file *os.File, path string, pos int64, stripBOM bool, bufSize int) (*textStream, error) {
+	if err := sniff(file, path, pos); err != nil {
+		file.Close()
+		return nil, err
+	}
+	return &textStream{ctx: ctx, file: file, path: path, buf: make([]byte, bufSize), stripBOM: stripBOM}, nil
 }
 
 func (s *textStream) Read(p []byte) (int, error) {
@@ -253,7 +274,7 @@ func (s *textStream) WriteTo(w io.Writer) (int64, error) {
 
 func (s *textStream) Close() error { return s.file.Close() }
 
-// fill refills buf after everything validated was handed out: it keeps the
+// fill refills buf once everything validated was handed out: it keeps the
 // carried bytes, reads more, and validates up to the last complete sequence.
 func (s *textStream) fill() {
 	if err := s.ctx.Err(); err != nil {
@@ -261,14 +282,11 @@ func (s *textStream) fill() {
 		return
 	}
 	carried := copy(s.buf, s.buf[s.w:s.n])
-	start := s.pos - int64(carried) // file offset of buf[0]
 	s.r, s.w, s.n = 0, 0, carried
 	eof := false
-	// Read at least up to the end of the sniff window before deciding.
-	for s.n < len(s.buf) && (s.n == carried || start+int64(s.n) < sniffLen) {
+	for s.n < len(s.buf) && (s.n == carried || (s.stripBOM && s.n < len(bom))) {
 		m, err := s.file.Read(s.buf[s.n:])
 		s.n += m
-		s.pos += int64(m)
 		if err == io.EOF {
 			eof = true
 			break
@@ -277,16 +295,8 @@ func (s *textStream) fill() {
 			s.err = osError("read", s.path, err)
 			return
 		}
-		if cerr := s.ctx.Err(); cerr != nil {
-			s.err = fs.Aborted("read", cerr)
-			return
-		}
 	}
 	chunk := s.buf[:s.n]
-	if start < sniffLen && bytes.IndexByte(chunk[:min(int64(len(chunk)), sniffLen-start)], 0) >= 0 {
-		s.err = binaryFile("read", s.path)
-		return
-	}
 	if s.stripBOM {
 		s.stripBOM = false
 		if bytes.HasPrefix(chunk, bom) {
@@ -295,7 +305,7 @@ func (s *textStream) fill() {
 	}
 	s.w = s.n
 	if !eof {
-		s.w -= incompleteTail(chunk)
+		s.w -= incompleteTail(chunk[s.r:])
 	}
 	if !utf8.Valid(chunk[s.r:s.w]) {
 		s.r, s.w = 0, 0

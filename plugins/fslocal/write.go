@@ -160,13 +160,13 @@ func writeAtomic(ctx context.Context, verb string, t fs.Target, data string, mod
 	if err := file.Close(); err != nil {
 		return osError(verb, t.Path, err)
 	}
-	if err := ctx.Err(); err != nil {
-		return fs.Aborted(verb, err)
-	}
 	if beforeRename != nil {
 		if err := beforeRename(t.Key); err != nil {
 			return osError(verb, t.Path, err)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fs.Aborted(verb, err)
 	}
 	if err := os.Rename(tmp, t.Key); err != nil {
 		return osError(verb, t.Path, err)
