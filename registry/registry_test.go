@@ -279,6 +279,9 @@ func TestExecute(t *testing.T) {
 		{"null is a type violation", "echo", `{"file_path":7,"offset":null}`, want{
 			`Error: invalid arguments: "file_path" must be a string; "offset" must be a number`, NameArgs, CodeInvalidArgs, nil}},
 		{"invalid JSON", "echo", `{"file_path":`, want{`Error: invalid arguments: invalid JSON: unexpected EOF`, NameArgs, CodeInvalidArgs, nil}},
+		// R-022 cannot arise: JSON text has no NaN, so it is invalid JSON.
+		{"NaN", "echo", `{"file_path":"a","offset":NaN}`, want{
+			`Error: invalid arguments: invalid JSON: invalid character 'N' looking for beginning of value`, NameArgs, CodeInvalidArgs, nil}},
 		{"not an object", "echo", `["a"]`, want{`Error: invalid arguments: expected an object, got an array`, NameArgs, CodeInvalidArgs, nil}},
 		{"schema-valid but not decodable", "count", `{"n":2.0}`, want{
 			`Error: invalid arguments: "n": cannot use number 2.0 as int`, NameArgs, CodeInvalidArgs, nil}},

@@ -84,6 +84,7 @@ func compile(doc []byte, described *jsonschema.Schema) (*Schema, error) {
 	}
 	const url = "mem://schema.json"
 	c := validator.NewCompiler()
+	c.AssertFormat() // a declared format is a constraint, not a comment
 	if err := c.AddResource(url, parsed); err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}

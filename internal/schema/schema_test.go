@@ -27,6 +27,7 @@ type config struct {
 	Strict     bool     `json:"strict,omitempty" jsonschema:"default=true"`
 	Nested     nested   `json:"nested,omitempty"`
 	Note       string   `json:"note,omitempty" jsonschema:"description=Shown <as is> & unescaped"`
+	Contact    string   `json:"contact,omitempty" jsonschema:"format=email"`
 	Required   string   `json:"required"`
 	unexported int
 }
@@ -77,6 +78,7 @@ func TestForClosedConfig(t *testing.T) {
 		`"nested":{"properties":{"depth":{"type":"integer","minimum":3},"width":{"type":"integer","default":4}},` +
 		`"additionalProperties":false,"type":"object","required":["depth"]},` +
 		`"note":{"type":"string","description":"Shown <as is> & unescaped"},` +
+		`"contact":{"type":"string","format":"email"},` +
 		`"required":{"type":"string"}},` +
 		`"additionalProperties":false,"type":"object","required":["required"]}`
 	if got := string(s.JSON()); got != want {
@@ -172,6 +174,8 @@ func TestValidateMessages(t *testing.T) {
 		{`{"required":"x","name":""}`, []string{`"name" must match the pattern "^[a-z]+$"`, `"name" must not be empty`}},
 		{`{"required":"x","name":"abcdefghi"}`, []string{`"name" must be at most 8 characters long`}},
 		{`{"required":"x","name":"A"}`, []string{`"name" must match the pattern "^[a-z]+$"`}},
+		{`{"required":"x","contact":"nobody"}`, []string{`"contact" must be a valid email`}},
+		{`{"required":"x","contact":"a@example.com"}`, nil},
 		{`{"required":"x","ratio":-0.5}`, []string{`"ratio" must be >= 0`}},
 		{`{"required":"x","ratio":1.25}`, []string{`"ratio" must be <= 1`}},
 		{`{"required":"x","step":0}`, []string{`"step" must be > 0`}},
