@@ -197,14 +197,19 @@ func violation(rule, format string, args ...any) error {
 	return fmt.Errorf("%s: %s", rule, fmt.Sprintf(format, args...))
 }
 
-// toolText joins the contents of the tool messages that follow the last
-// assistant message: the results of the previous step.
+// toolText joins, in order, the contents of the tool messages that follow
+// the last assistant message: the results of the previous step.
 func toolText(msgs []message) string {
+	first := len(msgs)
+	for first > 0 && msgs[first-1].Role == "tool" {
+		first--
+	}
 	var b strings.Builder
-	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == "tool"; i-- {
+	for _, m := range msgs[first:] {
 		var s string
-		json.Unmarshal(msgs[i].Content, &s)
+		json.Unmarshal(m.Content, &s)
 		b.WriteString(s)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
