@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -393,13 +394,14 @@ type Next[R any] func() (R, error)
 // Waterfall is a middleware chain: the first listener that returns without
 // calling next decides.
 type Waterfall[A, R any] struct {
-	name string
-	id   uint32
+	name   string
+	id     uint32
+	chains *sync.Pool // of *chain[A, R], reused across runs
 }
 
 // NewWaterfall declares a middleware-chain event.
 func NewWaterfall[A, R any](name string) Waterfall[A, R] {
-	return Waterfall[A, R]{name, internEvent(name)}
+	return Waterfall[A, R]{name, internEvent(name), &sync.Pool{New: func() any { return new(chain[A, R]) }}}
 }
 
 // Name returns the waterfall name.
@@ -415,46 +417,79 @@ func (w Waterfall[A, R]) On(ctx *Context, fn func(args A, next Next[R]) (R, erro
 
 // Run dispatches; with no listeners the result is fallback's (a nil fallback
 // yields the zero R). Calling next twice makes the run fail with
-// ErrNextCalledTwice; a panic anywhere in the chain becomes its error.
+// ErrNextCalledTwice; a panic anywhere in the chain becomes its error. next
+// is valid only until Run returns.
 func (w Waterfall[A, R]) Run(ctx *Context, args A, fallback func() (R, error)) (R, error) {
-	c := &chain[A, R]{rt: ctx.rt, name: w.name, ls: ctx.rt.snapshot(w.id), args: args, fallback: fallback}
-	res, err := c.run(0)
+	var c *chain[A, R]
+	if w.chains != nil {
+		c = w.chains.Get().(*chain[A, R])
+	} else {
+		c = new(chain[A, R])
+	}
+	c.rt, c.name, c.ls, c.args, c.fallback = ctx.rt, w.name, ctx.rt.snapshot(w.id), args, fallback
+	if len(c.ls) > 64 {
+		c.more = make([]atomic.Bool, len(c.ls))
+	}
+	gen := c.gen.Load()
+	res, err := c.run(0, gen)
 	if err == nil && c.fault != nil {
 		var zero R
-		return zero, c.fault
+		res, err = zero, c.fault
+	}
+	// Invalidate every next of this run, then recycle the chain.
+	c.gen.Add(1)
+	var zeroArgs A
+	c.rt, c.ls, c.args, c.fallback, c.more, c.fault = nil, nil, zeroArgs, nil, nil, nil
+	c.called.Store(0)
+	if w.chains != nil {
+		w.chains.Put(c)
 	}
 	return res, err
 }
 
-// chain is one waterfall run. fault records misuse (next twice) or a panic
-// so a listener that swallows next's error cannot hide it.
+// errNextAfterReturn: a listener kept next and called it after Run returned.
+var errNextAfterReturn = errors.New("runtime: next() called after the waterfall returned")
+
+// chain is the state of one waterfall run, recycled through a pool; gen
+// tells a run's next functions from a later run's. Only the small closure
+// handed to each listener reached is allocated. called records which
+// listeners already called next; fault records misuse (next twice) or a
+// panic, so a listener that swallows next's error cannot hide it.
 type chain[A, R any] struct {
 	rt       *rt
 	name     string
 	ls       []*listener
 	args     A
 	fallback func() (R, error)
+	gen      atomic.Uint64
+	called   atomic.Uint64 // bit i: listener i called next
+	more     []atomic.Bool // instead of called, for chains over 64 listeners
 	fault    error
 }
 
-type link[A, R any] struct {
-	c      *chain[A, R]
-	i      int
-	called atomic.Bool
-}
-
-func (k *link[A, R]) next() (R, error) {
-	if k.called.Swap(true) {
+func (c *chain[A, R]) next(i int, gen uint64) (R, error) {
+	if c.gen.Load() != gen {
 		var zero R
-		if k.c.fault == nil {
-			k.c.fault = ErrNextCalledTwice
+		return zero, errNextAfterReturn
+	}
+	var twice bool
+	if c.more != nil {
+		twice = c.more[i].Swap(true)
+	} else {
+		bit := uint64(1) << i
+		twice = c.called.Or(bit)&bit != 0
+	}
+	if twice {
+		var zero R
+		if c.fault == nil {
+			c.fault = ErrNextCalledTwice
 		}
 		return zero, ErrNextCalledTwice
 	}
-	return k.c.run(k.i + 1)
+	return c.run(i+1, gen)
 }
 
-func (c *chain[A, R]) run(i int) (res R, err error) {
+func (c *chain[A, R]) run(i int, gen uint64) (res R, err error) {
 	if i == len(c.ls) {
 		if c.fallback == nil {
 			return res, nil
@@ -480,6 +515,5 @@ func (c *chain[A, R]) run(i int) (res R, err error) {
 	if !ok {
 		return res, mismatch(c.name, l.fn)
 	}
-	k := &link[A, R]{c: c, i: i}
-	return fn(c.args, k.next)
+	return fn(c.args, func() (R, error) { return c.next(i, gen) })
 }

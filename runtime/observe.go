@@ -25,9 +25,15 @@ type observer struct {
 // delivery is what travels through the bus: the note plus the observers that
 // were registered when the event was emitted (so an observer removed later,
 // e.g. at Close, still receives what happened before its removal).
+//
+// EventBus runs every delivery on its own goroutine, in no particular order;
+// after/done chain the deliveries so that observers still see events in the
+// order they were emitted (each waits for the previous one to finish).
 type delivery struct {
-	note Note
-	to   [2][]*observer // the event's observers, the ObserveAll ones
+	note  Note
+	to    [2][]*observer // the event's observers, the ObserveAll ones
+	after <-chan struct{}
+	done  chan struct{}
 }
 
 // observation is the asynchronous tap. Emit publishes to it only when count
@@ -62,9 +68,12 @@ type asyncBus struct {
 	bus     eventbus.Bus
 	topics  map[*slot]bool
 	deliver func(*delivery)
+	last    <-chan struct{} // done of the previous delivery
 }
 
 func (b *asyncBus) publish(s *slot, d *delivery) {
+	d.after, d.done = b.last, make(chan struct{})
+	b.last = d.done
 	if !b.topics[s] {
 		b.topics[s] = true
 		if err := b.bus.SubscribeAsync(s.name, b.deliver, false); err != nil {
@@ -75,7 +84,9 @@ func (b *asyncBus) publish(s *slot, d *delivery) {
 }
 
 func (r *rt) initObservation() {
-	r.obs.bus = &asyncBus{bus: eventbus.New(), topics: make(map[*slot]bool), deliver: r.deliver}
+	start := make(chan struct{})
+	close(start)
+	r.obs.bus = &asyncBus{bus: eventbus.New(), topics: make(map[*slot]bool), deliver: r.deliver, last: start}
 }
 
 // addObserver registers fn for event id (or every event when id is 0) as an
@@ -180,6 +191,8 @@ func (o *observation) pump() {
 // deliver is the bus adapter: it runs on a bus goroutine and must never let
 // a panic escape, which would kill the process.
 func (r *rt) deliver(d *delivery) {
+	<-d.after
+	defer close(d.done)
 	for _, list := range d.to {
 		for _, o := range list {
 			r.notify(o, d.note)

@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"testing"
+)
+
+type benchArgs struct{ N int }
+
+func BenchmarkEmit1(b *testing.B)  { benchEmit(b, 1) }
+func BenchmarkEmit10(b *testing.B) { benchEmit(b, 10) }
+
+func benchEmit(b *testing.B, listeners int) {
+	root := New()
+	defer root.Close()
+	ev := NewEvent[benchArgs]("bench/emit")
+	var hits int
+	for range listeners {
+		if _, err := ev.On(root, func(a benchArgs) error { hits += a.N; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ev.Emit(root, benchArgs{N: 1})
+	}
+	if hits == 0 {
+		b.Fatal("no listener ran")
+	}
+}
+
+func BenchmarkWaterfallFirstDecides(b *testing.B) {
+	root := New()
+	defer root.Close()
+	w := NewWaterfall[int, int]("bench/waterfall-first")
+	for i := range 3 {
+		if _, err := w.On(root, func(a int, next Next[int]) (int, error) { return a + i, nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := w.Run(root, 1, nil); v != 1 || err != nil {
+			b.Fatal(v, err)
+		}
+	}
+}
+
+func BenchmarkWaterfallNext(b *testing.B) {
+	root := New()
+	defer root.Close()
+	w := NewWaterfall[int, int]("bench/waterfall-next")
+	if _, err := w.On(root, func(a int, next Next[int]) (int, error) {
+		v, err := next()
+		return v + a, err
+	}); err != nil {
+		b.Fatal(err)
+	}
+	fallback := func() (int, error) { return 1, nil }
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := w.Run(root, 1, fallback); v != 2 || err != nil {
+			b.Fatal(v, err)
+		}
+	}
+}
+
+func BenchmarkServiceLookup(b *testing.B) {
+	root := New()
+	defer root.Close()
+	svc := NewService[*benchArgs]("bench-svc")
+	if err := svc.Provide(root, &benchArgs{N: 1}); err != nil {
+		b.Fatal(err)
+	}
+	var ctx *Context
+	if _, err := root.Plugin(Func("user", func(c *Context) error { ctx = c; return nil }, Inject("bench-svc")), nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := svc.Get(ctx); err != nil || v.N != 1 {
+			b.Fatal(v, err)
+		}
+	}
+}
+
+func BenchmarkPluginCycle(b *testing.B) {
+	root := New()
+	defer root.Close()
+	p := Func("empty", func(*Context) error { return nil })
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := root.Plugin(p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Dispose(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPluginCycleWithEffects(b *testing.B) {
+	root := New()
+	defer root.Close()
+	ev := NewEvent[int]("bench/cycle")
+	p := Func("effects", func(ctx *Context) error {
+		if _, err := ev.On(ctx, func(int) error { return nil }); err != nil {
+			return err
+		}
+		_, err := ctx.Effect(func() (func() error, error) { return func() error { return nil }, nil })
+		return err
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := root.Plugin(p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Dispose(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
