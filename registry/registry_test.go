@@ -471,3 +471,51 @@ func TestExecuteNeverPanicsOnNil(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// Registration, disposal, listing and execution from many goroutines at once
+// (run with -race: the registry's and the prompt's maps are shared).
+func TestConcurrentRegisterExecute(t *testing.T) {
+	root, r := newRegistry(t, Config{})
+	p := NewPrompt()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				name := fmt.Sprintf("tool-%d-%d", w, i)
+				f, err := root.Plugin(runtime.Func(name, func(ctx *runtime.Context) error {
+					if err := r.Register(ctx, Tool{Name: name, Execute: noop}); err != nil {
+						return err
+					}
+					return p.Add(ctx, Section{Name: name, Order: i, Text: name})
+				}), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := f.Wait(); err != nil {
+					t.Error(err)
+				}
+				if res := r.Execute(context.Background(), &Call{Tool: name}); res.IsError {
+					t.Errorf("%s: %s", name, res.Text)
+				}
+				if err := f.Dispose(); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 50 {
+				r.Definitions()
+				p.Assemble()
+				r.ExecuteBatch(context.Background(), calls("tool-0-1:a", "tool-1-1:b"))
+			}
+		})
+	}
+	wg.Wait()
+	if defs := r.Definitions(); len(defs) != 0 {
+		t.Fatalf("left behind: %v", names(defs))
+	}
+	if got := p.Assemble(); got != "" {
+		t.Fatalf("sections left behind: %q", got)
+	}
+}
