@@ -6,6 +6,7 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,22 +63,16 @@ func For(t reflect.Type, opts Options) (s *Schema, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: encoding the schema of %v: %w", t, err)
 	}
-	return compile(unescapeHTML(raw), derived)
+	return compile(unescapeHTML(raw))
 }
 
 // Compile compiles a hand-written schema document (draft 2020-12). JSON
 // returns doc as given.
 func Compile(doc []byte) (*Schema, error) {
-	var described jsonschema.Schema
-	if err := json.Unmarshal(doc, &described); err != nil {
-		return nil, fmt.Errorf("schema: not a schema document: %w", err)
-	}
-	return compile(slices.Clone(doc), &described)
+	return compile(slices.Clone(doc))
 }
 
-// compile compiles doc; described is the same document as invopop reads it,
-// which keeps the declared property order.
-func compile(doc []byte, described *jsonschema.Schema) (*Schema, error) {
+func compile(doc []byte) (*Schema, error) {
 	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, fmt.Errorf("schema: not a schema document: %w", err)
@@ -92,7 +87,11 @@ func compile(doc []byte, described *jsonschema.Schema) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	return &Schema{doc: doc, compiled: compiled, order: orderOf(described)}, nil
+	order, err := orderOf(json.NewDecoder(bytes.NewReader(doc)))
+	if err != nil {
+		return nil, fmt.Errorf("schema: not a schema document: %w", err)
+	}
+	return &Schema{doc: doc, compiled: compiled, order: order}, nil
 }
 
 // JSON returns the schema document exactly as sent to a model. The caller
@@ -178,25 +177,89 @@ type level struct {
 	items *level
 }
 
-func orderOf(s *jsonschema.Schema) *level {
-	if s == nil {
-		return nil
+// orderOf reads the declared property order of the schema document that
+// dec is positioned at (Go maps, including the compiled schema's, forget it).
+func orderOf(dec *json.Decoder) (*level, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
 	}
-	l := &level{items: orderOf(s.Items)}
-	if s.Properties != nil {
-		l.index = make(map[string]int, s.Properties.Len())
-		l.props = make(map[string]*level, s.Properties.Len())
-		i := 0
-		for name, prop := range s.Properties.FromOldest() {
-			l.index[name] = i
-			l.props[name] = orderOf(prop)
-			i++
+	if tok != json.Delim('{') {
+		return nil, skipRest(dec, tok) // a boolean schema, or not a schema
+	}
+	l := &level{}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch key {
+		case "properties":
+			if l.index, l.props, err = propertiesOf(dec); err != nil {
+				return nil, err
+			}
+		case "items":
+			if l.items, err = orderOf(dec); err != nil {
+				return nil, err
+			}
+		default:
+			if err := skipValue(dec); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if l.index == nil && l.items == nil {
+	_, err = dec.Token() // '}'
+	return l, err
+}
+
+func propertiesOf(dec *json.Decoder) (map[string]int, map[string]*level, error) {
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, nil, cmp.Or(err, skipRest(dec, tok))
+	}
+	index, props := map[string]int{}, map[string]*level{}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		name, _ := key.(string)
+		index[name] = len(index)
+		if props[name], err = orderOf(dec); err != nil {
+			return nil, nil, err
+		}
+	}
+	_, err = dec.Token() // '}'
+	return index, props, err
+}
+
+// skipValue consumes the next value.
+func skipValue(dec *json.Decoder) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	return skipRest(dec, tok)
+}
+
+// skipRest consumes the rest of a value whose first token was tok.
+func skipRest(dec *json.Decoder, tok json.Token) error {
+	if tok != json.Delim('{') && tok != json.Delim('[') {
 		return nil
 	}
-	return l
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
 }
 
 // WithDefaults returns raw (a JSON object) with missing properties set to

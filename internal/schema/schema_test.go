@@ -366,3 +366,45 @@ func TestCompile(t *testing.T) {
 		}
 	}
 }
+
+// The keywords struct tags rarely produce, through a hand-written document.
+func TestValidateOtherKeywords(t *testing.T) {
+	doc := `{"type":"object","properties":{
+		"c":{"const":"on"},
+		"any":{"anyOf":[{"type":"string"},{"type":"integer"}]},
+		"one":{"oneOf":[{"type":"integer"},{"minimum":0}]},
+		"not":{"not":{"type":"string"}},
+		"never":false,
+		"obj":{"type":"object","minProperties":2,"maxProperties":3},
+		"multi":{"type":["string","null"]},
+		"len":{"type":"string","minLength":3},
+		"e1":{"enum":[1]},
+		"pair":{"type":"array","prefixItems":[{"type":"string"}],"items":false}
+	}}`
+	s, err := Compile([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		raw  string
+		want []string
+	}{
+		{`{"c":"off"}`, []string{`"c" must be "on"`}},
+		{`{"any":1.5}`, []string{`"any" does not match any allowed form`}},
+		{`{"one":-1.5}`, []string{`"one" does not match any allowed form`}},
+		{`{"one":3}`, []string{`"one" matches more than one allowed form`}},
+		{`{"not":"s"}`, []string{`"not" is invalid: 'not' failed`}},
+		{`{"never":1}`, []string{`"never" is not allowed`}},
+		{`{"obj":{"a":1}}`, []string{`"obj" must have at least 2 properties`}},
+		{`{"obj":{"a":1,"b":2,"c":3,"d":4}}`, []string{`"obj" must have at most 3 properties`}},
+		{`{"multi":1}`, []string{`"multi" must be null or a string`}},
+		{`{"len":"ab"}`, []string{`"len" must be at least 3 characters long`}},
+		{`{"e1":2}`, []string{`"e1" must be 1`}},
+		{`{"pair":["a",2]}`, []string{`"pair[1]" is not allowed`}},
+	}
+	for _, tt := range tests {
+		if got := violations(t, s, tt.raw); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
