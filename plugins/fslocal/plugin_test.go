@@ -1,0 +1,61 @@
+package fslocal
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+func TestPlugin(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := runtime.New()
+	defer root.Close()
+	fiber, err := root.Plugin(Plugin, Config{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fiber.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	fsys, ok := fs.Service.Lookup(root)
+	if !ok {
+		t.Fatal("the fs service is not provided")
+	}
+	tg, err := fsys.Resolve(context.Background(), "a.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := fsys.ReadText(context.Background(), tg); err != nil || text != "hi" {
+		t.Fatalf("ReadText through the service = %q, %v", text, err)
+	}
+	if err := fiber.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fs.Service.Lookup(root); ok {
+		t.Error("the fs service outlived its plugin")
+	}
+}
+
+func TestPluginDefaultCwd(t *testing.T) {
+	wd, _ := os.Getwd()
+	root := runtime.New()
+	defer root.Close()
+	fiber, err := root.Plugin(Plugin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fiber.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	fsys, _ := fs.Service.Lookup(root)
+	if local, ok := fsys.(*FS); !ok || local.Cwd() != wd {
+		t.Fatalf("service = %#v, want *FS at %s", fsys, wd)
+	}
+}
