@@ -28,7 +28,7 @@ type logSink struct {
 func newLogSink() *logSink { return &logSink{mu: new(sync.Mutex), recs: new([]logRecord)} }
 
 func (h *logSink) Enabled(context.Context, slog.Level) bool { return true }
-func (h *logSink) WithGroup(string) slog.Handler             { return h }
+func (h *logSink) WithGroup(string) slog.Handler            { return h }
 func (h *logSink) WithAttrs(as []slog.Attr) slog.Handler {
 	return &logSink{mu: h.mu, recs: h.recs, attrs: append(slices.Clone(h.attrs), as...)}
 }

@@ -1,0 +1,192 @@
+package runtime_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// TestItem32_StressLoadUnloadEmit runs 8 goroutines that apply and dispose
+// plugins (listeners, effects, providers, dependents) while emitting, and
+// checks that everything is cleaned up. Run it with -race.
+func TestItem32_StressLoadUnloadEmit(t *testing.T) {
+	d := 2 * time.Second
+	if testing.Short() {
+		d = 500 * time.Millisecond
+	}
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("item32")
+	w := runtime.NewWaterfall[int, int]("item32/w")
+	svc := runtime.NewService[int]("item32")
+	var observed atomic.Int64
+	if err := ev.Observe(root, func(int) { observed.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	listener := runtime.Func("listener", func(ctx *runtime.Context) error {
+		if _, err := ev.On(ctx, func(int) error { return nil }); err != nil {
+			return err
+		}
+		if _, err := w.On(ctx, func(v int, next runtime.Next[int]) (int, error) { return next() }); err != nil {
+			return err
+		}
+		_, err := ctx.Effect(func() (func() error, error) { return func() error { return nil }, nil })
+		return err
+	})
+	dependent := runtime.Func("dependent", func(ctx *runtime.Context) error {
+		if _, err := svc.Get(ctx); err != nil {
+			return err
+		}
+		_, err := ev.On(ctx, func(int) error { return nil })
+		return err
+	}, runtime.Inject("item32"))
+	provider := runtime.Func("provider", func(ctx *runtime.Context) error {
+		err := svc.Provide(ctx, 1)
+		if errors.Is(err, runtime.ErrServiceConflict) {
+			return nil // another goroutine's provider is active
+		}
+		return err
+	})
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	var cycles atomic.Int64
+	for g := range 8 {
+		wg.Go(func() {
+			plugins := []runtime.Plugin{listener, dependent, provider}
+			for i := 0; time.Now().Before(stop); i++ {
+				f, err := root.Plugin(plugins[(g+i)%len(plugins)], nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := ev.Emit(root, i); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := w.Run(root, i, func() (int, error) { return 0, nil }); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := f.Dispose(); err != nil {
+					t.Error(err)
+					return
+				}
+				cycles.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	root.Flush()
+	for _, name := range []string{"item32", "item32/w"} {
+		if n := root.ListenerCount(name); n != 0 {
+			t.Fatalf("%d listeners of %s left", n, name)
+		}
+	}
+	if cycles.Load() == 0 || observed.Load() == 0 {
+		t.Fatalf("cycles %d, observed %d", cycles.Load(), observed.Load())
+	}
+	t.Logf("%d plugin cycles, %d observations", cycles.Load(), observed.Load())
+}
+
+// TestItem32_ConcurrentProvidersAndDependents checks the inject machinery
+// under contention: dependents applied while providers come and go on other
+// goroutines end ACTIVE exactly when a provider is.
+func TestItem32_ConcurrentProvidersAndDependents(t *testing.T) {
+	root, _ := newRoot(t)
+	svc := runtime.NewService[int]("item32b")
+	var applies, teardowns atomic.Int64
+	dep := runtime.Func("dep", func(ctx *runtime.Context) error {
+		if _, err := svc.Get(ctx); err != nil {
+			return err
+		}
+		applies.Add(1)
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error {
+				if _, err := svc.Get(ctx); err != nil {
+					return fmt.Errorf("teardown lost the service: %w", err)
+				}
+				teardowns.Add(1)
+				return nil
+			}, nil
+		})
+		return err
+	}, runtime.Inject("item32b"))
+	var deps []*runtime.Fiber
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				if g%2 == 0 {
+					f := mustPlugin(t, root, runtime.Func("prov", func(ctx *runtime.Context) error {
+						if err := svc.Provide(ctx, i); !errors.Is(err, runtime.ErrServiceConflict) {
+							return err
+						}
+						return nil
+					}), nil)
+					if err := f.Dispose(); err != nil {
+						t.Error(err)
+					}
+				} else {
+					f := mustPlugin(t, root, dep, nil)
+					mu.Lock()
+					deps = append(deps, f)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, f := range deps {
+		if err := f.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if f.State() != runtime.Pending {
+			t.Fatalf("with no provider left, a dependent is %v", f.State())
+		}
+	}
+	if applies.Load() != teardowns.Load() {
+		t.Fatalf("applies %d != teardowns %d", applies.Load(), teardowns.Load())
+	}
+	// A last provider brings all of them up at once.
+	mustPlugin(t, root, runtime.Func("final", func(ctx *runtime.Context) error { return svc.Provide(ctx, 9) }), nil)
+	for _, f := range deps {
+		if f.State() != runtime.Active {
+			t.Fatalf("dependent is %v after the final provider", f.State())
+		}
+	}
+}
+
+func TestItem33_EmitDoesNotAllocate(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[benchPayload]("item33")
+	other := runtime.NewEvent[int]("item33/observed")
+	var sum int
+	_, _ = ev.On(root, func(p benchPayload) error { sum += p.N; return nil })
+	// Observers of another event must not make this one pay.
+	_ = other.Observe(root, func(int) {})
+	svc := runtime.NewService[*benchPayload]("item33")
+	_ = svc.Provide(root, &benchPayload{})
+	w := runtime.NewWaterfall[int, int]("item33/w")
+	_, _ = w.On(root, func(v int, _ runtime.Next[int]) (int, error) { return v, nil })
+	cases := map[string]struct {
+		fn  func()
+		max float64
+	}{
+		"emit":            {func() { _ = ev.Emit(root, benchPayload{N: 1}) }, 0},
+		"emit unheard":    {func() { _ = runtime.NewEvent[int]("item33/none").Emit(root, 1) }, 0},
+		"service get":     {func() { _, _ = svc.Get(root) }, 0},
+		"waterfall first": {func() { _, _ = w.Run(root, 1, nil) }, 1},
+	}
+	for name, c := range cases {
+		if n := testing.AllocsPerRun(200, c.fn); n > c.max {
+			t.Errorf("%s: %v allocs per run, want <= %v", name, n, c.max)
+		}
+	}
+}
+
+type benchPayload struct{ N int }
