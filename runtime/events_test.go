@@ -91,7 +91,7 @@ func TestItem25_SnapshotAndReentrancy(t *testing.T) {
 	_, _ = ev.On(root, func(n int) error {
 		rec.add("1")
 		if n == 0 {
-			d2() // removed during the dispatch: still runs in it
+			d2()                                                             // removed during the dispatch: still runs in it
 			_, _ = ev.On(root, func(int) error { rec.add("3"); return nil }) // added: does not
 		}
 		return nil
