@@ -1,0 +1,146 @@
+package gordis
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/gordis-run/gordis/plugins/fslocal"
+	"github.com/gordis-run/gordis/plugins/fspolicy"
+	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// Options configures the default deployment. The zero value is the shipped
+// stack rooted at the process working directory.
+type Options struct {
+	// Workspace is the directory relative paths resolve against (the fslocal
+	// cwd). "" means the process working directory; a relative one is made
+	// absolute against it.
+	Workspace string
+	// NoPolicy leaves fspolicy out: writes and edits run unconditionally
+	// against the bare provider, with no read-before-write.
+	NoPolicy bool
+	// Tools configures the list/read/write/edit tools.
+	Tools toolfs.Config
+	// Registry configures the tool registry.
+	Registry registry.Config
+	// Logger is the runtime's logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Deployment is a running default deployment.
+type Deployment struct {
+	// Root is the runtime root: plug more plugins here (they see the "fs",
+	// "tools" and "prompt" services). The cleanup returned by Build closes it.
+	Root *runtime.Context
+	// Tools is the tool registry ("tools" service).
+	Tools *registry.Registry
+	// Prompt assembles the system prompt ("prompt" service).
+	Prompt *registry.Prompt
+	// Workspace is the absolute directory relative paths resolve against:
+	// the cwd to give agent sessions.
+	Workspace string
+}
+
+// Each plugged plugin is a distinct type, so Wire can tell them apart and the
+// providers below can require their predecessor: the graph then forces the
+// order root, registry, fslocal, fspolicy, toolfs.
+type (
+	registryFiber struct{ *runtime.Fiber }
+	fsFiber       struct{ *runtime.Fiber }
+	// policyFiber holds nil under Options.NoPolicy.
+	policyFiber struct{ *runtime.Fiber }
+	toolsFiber  struct{ *runtime.Fiber }
+)
+
+// workspace is Options.Workspace made absolute.
+type workspace string
+
+func provideWorkspace(opts Options) (workspace, error) {
+	dir, err := filepath.Abs(opts.Workspace) // Abs("") is the process cwd
+	if err != nil {
+		return "", fmt.Errorf("gordis: workspace: %w", err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("gordis: workspace: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("gordis: workspace %q is not a directory", dir)
+	}
+	return workspace(dir), nil
+}
+
+// provideRoot opens the runtime root; its cleanup closes it, which disposes
+// every plugin in reverse order and drains the observers.
+func provideRoot(opts Options) (*runtime.Context, func()) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	root := runtime.New(runtime.WithLogger(logger))
+	return root, func() {
+		if err := root.Close(); err != nil {
+			logger.Error("gordis: closing the runtime", "err", err)
+		}
+	}
+}
+
+// plug applies p on root and waits until it has settled. A plugin that is
+// still pending is missing a service its predecessors should have provided.
+func plug(root *runtime.Context, p runtime.Plugin, config any) (*runtime.Fiber, error) {
+	f, err := root.Plugin(p, config)
+	if err == nil {
+		err = f.Wait()
+	}
+	if err == nil && f.State() != runtime.Active {
+		err = fmt.Errorf("%s, not active", f.State())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gordis: plugin %s: %w", p.Name(), err)
+	}
+	return f, nil
+}
+
+func plugRegistry(root *runtime.Context, opts Options) (registryFiber, error) {
+	f, err := plug(root, registry.Plugin, opts.Registry)
+	return registryFiber{f}, err
+}
+
+func plugFS(root *runtime.Context, _ registryFiber, dir workspace) (fsFiber, error) {
+	f, err := plug(root, fslocal.Plugin, fslocal.Config{Cwd: string(dir)})
+	return fsFiber{f}, err
+}
+
+func plugPolicy(root *runtime.Context, _ fsFiber, opts Options) (policyFiber, error) {
+	if opts.NoPolicy {
+		return policyFiber{}, nil
+	}
+	f, err := plug(root, fspolicy.Plugin, nil)
+	return policyFiber{f}, err
+}
+
+func plugTools(root *runtime.Context, _ policyFiber, opts Options) (toolsFiber, error) {
+	f, err := plug(root, toolfs.Plugin, opts.Tools)
+	return toolsFiber{f}, err
+}
+
+// newDeployment fetches the services through a small host plugin that
+// injects them, the way any plugin would.
+func newDeployment(root *runtime.Context, _ toolsFiber, dir workspace) (*Deployment, error) {
+	d := &Deployment{Root: root, Workspace: string(dir)}
+	host := runtime.Func("gordis", func(ctx *runtime.Context) (err error) {
+		if d.Tools, err = registry.Tools.Get(ctx); err != nil {
+			return err
+		}
+		d.Prompt, err = registry.Prompts.Get(ctx)
+		return err
+	}, runtime.Inject(registry.Tools.Name(), registry.Prompts.Name()))
+	if _, err := plug(root, host, nil); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

@@ -1,0 +1,210 @@
+package gordis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// session is the smallest registry.Session: the policy tells sessions apart
+// by identity.
+type session struct {
+	cwd  string
+	done chan struct{}
+}
+
+func newSession(cwd string) *session { return &session{cwd: cwd, done: make(chan struct{})} }
+
+func (s *session) ID() string            { return "test" }
+func (s *session) Cwd() string           { return s.cwd }
+func (s *session) Done() <-chan struct{} { return s.done }
+
+func build(t *testing.T, opts Options) *Deployment {
+	t.Helper()
+	d, cleanup, err := Build(opts)
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	t.Cleanup(cleanup)
+	return d
+}
+
+func toolNames(r *registry.Registry) []string {
+	var names []string
+	for _, d := range r.Definitions() {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+func execute(t *testing.T, d *Deployment, s registry.Session, tool string, args any) *registry.Result {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Tools.Execute(context.Background(), &registry.Call{ID: tool, Tool: tool, Args: raw, Session: s})
+}
+
+func TestBuild(t *testing.T) {
+	dir := t.TempDir()
+	d := build(t, Options{Workspace: dir})
+
+	if got, want := toolNames(d.Tools), []string{"list", "read", "write", "edit"}; !slices.Equal(got, want) {
+		t.Errorf("tools = %q, want %q", got, want)
+	}
+	if d.Workspace != dir {
+		t.Errorf("Workspace = %q, want %q", d.Workspace, dir)
+	}
+	if p := d.Prompt.Assemble(); !strings.Contains(p, "Use the edit tool") {
+		t.Errorf("prompt lacks the tool guidance:\n%s", p)
+	}
+	// Relative paths resolve against the workspace.
+	res := execute(t, d, newSession(dir), "write", map[string]string{"file_path": "a.txt", "content": "hi\n"})
+	if res.IsError {
+		t.Fatalf("write: %s", res.Text)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("a.txt = %q, %v", b, err)
+	}
+}
+
+func TestBuildDefaultWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	d := build(t, Options{})
+	if d.Workspace != dir {
+		t.Errorf("Workspace = %q, want the process cwd %q", d.Workspace, dir)
+	}
+}
+
+func TestBuildPassesConfigs(t *testing.T) {
+	d := build(t, Options{Workspace: t.TempDir(), Tools: toolfs.Config{ListMaxEntries: 7}})
+	list := d.Tools.Definitions()[0]
+	if !strings.Contains(list.Description, "up to 7 are returned") {
+		t.Errorf("list description ignores Tools.ListMaxEntries: %s", list.Description)
+	}
+}
+
+func TestBuildCleanupDisposesEverything(t *testing.T) {
+	d, cleanup, err := Build(Options{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A host plugin that depends on every service of the stack.
+	tornDown := false
+	probe, err := d.Root.Plugin(runtime.Func("probe", func(ctx *runtime.Context) error {
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { tornDown = true; return nil }, nil
+		})
+		return err
+	}, runtime.Inject("fs", "tools", "prompt")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := probe.Wait(); err != nil || probe.State() != runtime.Active {
+		t.Fatalf("probe: %v, %v", probe.State(), err)
+	}
+
+	cleanup()
+
+	if probe.State() != runtime.Disposed || !tornDown {
+		t.Errorf("probe after cleanup: %v, torn down %v; want disposed", probe.State(), tornDown)
+	}
+	if names := toolNames(d.Tools); len(names) != 0 {
+		t.Errorf("tools after cleanup = %q, want none", names)
+	}
+	if p := d.Prompt.Assemble(); p != "" {
+		t.Errorf("prompt after cleanup = %q, want empty", p)
+	}
+	if _, err := d.Root.Plugin(runtime.Func("late", func(*runtime.Context) error { return nil }), nil); !errors.Is(err, runtime.ErrInactive) {
+		t.Errorf("Plugin after cleanup: err = %v, want ErrInactive", err)
+	}
+}
+
+// With the policy, an edit needs a prior read (FS_NOT_OBSERVED); NoPolicy
+// really leaves it out and the same edit succeeds.
+func TestBuildNoPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		noPolicy bool
+		wantErr  bool
+		wantCode string
+	}{
+		{noPolicy: false, wantErr: true, wantCode: "FS_NOT_OBSERVED"},
+		{noPolicy: true},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d := build(t, Options{Workspace: dir, NoPolicy: tc.noPolicy})
+		res := execute(t, d, newSession(dir), "edit", map[string]string{"file_path": "a.txt", "old_string": "old", "new_string": "new"})
+		if res.IsError != tc.wantErr {
+			t.Errorf("NoPolicy=%v: edit without read: isError=%v (%s), want %v", tc.noPolicy, res.IsError, res.Text, tc.wantErr)
+		}
+		if tc.wantErr && (res.Error == nil || res.Error.Code != tc.wantCode) {
+			t.Errorf("NoPolicy=%v: error = %+v, want code %s", tc.noPolicy, res.Error, tc.wantCode)
+		}
+		want := "new\n"
+		if tc.wantErr {
+			want = "old\n"
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != want {
+			t.Errorf("NoPolicy=%v: a.txt = %q, want %q", tc.noPolicy, b, want)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"missing workspace", Options{Workspace: filepath.Join(file, "nope")}, "gordis: workspace:"},
+		{"workspace is a file", Options{Workspace: file}, "is not a directory"},
+		{"bad registry config", Options{Workspace: t.TempDir(), Registry: registry.Config{MaxParallel: -1}}, "gordis: plugin registry:"},
+		{"bad tools config", Options{Workspace: t.TempDir(), Tools: toolfs.Config{ReadLimit: -1}}, "gordis: plugin toolfs:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, cleanup, err := Build(tc.opts)
+			if err == nil {
+				cleanup()
+				t.Fatalf("Build = %v, want an error", d)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if d != nil || cleanup != nil {
+				t.Errorf("Build returned a deployment or cleanup with its error")
+			}
+		})
+	}
+}
+
+// BenchmarkBuild measures a whole boot and teardown of the default
+// deployment: what a host pays per deployment (a test, a replay run).
+func BenchmarkBuild(b *testing.B) {
+	opts := Options{Workspace: b.TempDir()}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, cleanup, err := Build(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cleanup()
+	}
+}

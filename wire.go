@@ -1,0 +1,23 @@
+//go:build wireinject
+
+package gordis
+
+import "github.com/google/wire"
+
+// Build starts the default deployment: the runtime root, the registry (the
+// "tools" and "prompt" services), fslocal (the "fs" service, rooted at the
+// workspace), fspolicy unless opts.NoPolicy, and toolfs. The cleanup closes
+// the root, disposing every plugin in reverse order. On error nothing is
+// left running.
+func Build(opts Options) (*Deployment, func(), error) {
+	wire.Build(
+		provideWorkspace,
+		provideRoot,
+		plugRegistry,
+		plugFS,
+		plugPolicy,
+		plugTools,
+		newDeployment,
+	)
+	return nil, nil, nil
+}
