@@ -263,9 +263,10 @@ func skipRest(dec *json.Decoder, tok json.Token) error {
 }
 
 // WithDefaults returns raw (a JSON object) with missing properties set to
-// their schema defaults, at the top level and inside nested objects. An absent
-// optional object property is created when its own properties have defaults.
-// A value that is not an object is returned unchanged (Validate reports it).
+// their schema defaults, at the top level and inside nested objects that are
+// present. An absent object property stays absent unless it has a default
+// itself: for a pointer field, absence may mean "off". A value that is not an
+// object is returned unchanged (Validate reports it).
 func (s *Schema) WithDefaults(raw []byte) ([]byte, error) {
 	v, err := parse(raw)
 	if err != nil {
@@ -297,12 +298,6 @@ func fillDefaults(obj map[string]any, s *validator.Schema) bool {
 		case ps.Default != nil:
 			obj[name] = *ps.Default
 			changed = true
-		case len(ps.Properties) > 0 && !slices.Contains(s.Required, name):
-			child := map[string]any{}
-			if fillDefaults(child, ps) {
-				obj[name] = child
-				changed = true
-			}
 		}
 	}
 	return changed

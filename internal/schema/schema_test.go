@@ -237,7 +237,8 @@ func TestValidateNotJSON(t *testing.T) {
 func TestWithDefaults(t *testing.T) {
 	s := mustFor(t, reflect.TypeFor[config](), false)
 	tests := []struct{ raw, want string }{
-		{`{}`, `{"mode":"safe","nested":{"width":4},"readLimit":2000,"strict":true}`},
+		{`{}`, `{"mode":"safe","readLimit":2000,"strict":true}`},
+		{`{"nested":{}}`, `{"mode":"safe","nested":{"width":4},"readLimit":2000,"strict":true}`},
 		{`{"readLimit":5,"strict":false,"mode":"fast","nested":{"depth":3}}`, `{"mode":"fast","nested":{"depth":3,"width":4},"readLimit":5,"strict":false}`},
 		// Explicit null is a value, not absence: it stays for Validate to report.
 		{`{"readLimit":null,"mode":"safe","nested":{"width":1},"note":"<&>"}`, `{"mode":"safe","nested":{"width":1},"note":"<&>","readLimit":null,"strict":true}`},
@@ -260,13 +261,15 @@ func TestWithDefaults(t *testing.T) {
 	if _, err := s.WithDefaults([]byte(`{`)); err == nil {
 		t.Fatal("WithDefaults accepted broken JSON")
 	}
-	// A required nested object is not invented: its absence stays an error.
+	// An absent nested object is not invented (for a pointer it may mean
+	// "off"), but one with its own default is filled.
 	type outer struct {
-		Inner nested `json:"inner"`
+		Inner    *nested  `json:"inner,omitempty"`
+		Defaults []string `json:"defaults,omitempty" jsonschema:"default=a,default=b"`
 	}
 	o := mustFor(t, reflect.TypeFor[outer](), false)
-	if got, _ := o.WithDefaults([]byte(`{}`)); string(got) != `{}` {
-		t.Fatalf("required nested object filled: %s", got)
+	if got, _ := o.WithDefaults([]byte(`{}`)); string(got) != `{"defaults":["a","b"]}` {
+		t.Fatalf("got %s", got)
 	}
 }
 
