@@ -2,6 +2,13 @@
 // implements, its value types, its structured error, and the declarations of
 // the fs/* events. It does no I/O.
 //
+// A consumer resolves a path once into a [Target] and hands the target to
+// every other method. Every failure is an [*Error] with a stable code and a
+// model-facing message built on the target's display path, for example
+// `cannot read "/w/a.txt": binary file` (FS_NOT_TEXT); errors.Is matches
+// errors by code against the Err* sentinels. Package fstest checks a
+// provider against this contract; docs/filesystem.md describes it in full.
+//
 // API CONTRACT: the fslocal implementer owns this package and may refine doc
 // comments and add helpers, but keeps these exported names and signatures.
 package fs
@@ -17,25 +24,42 @@ import (
 var Service = runtime.NewService[FileSystem]("fs")
 
 // FileSystem is the provider seam. Every method honours ctx cancellation with
-// a CodeAborted error ("<verb> aborted").
+// a CodeAborted error ("<verb> aborted": resolve, stat, lstat, list, read,
+// write, edit), and maps OS failures to CodePermission or CodeIO as
+// `cannot <verb> "<path>": <reason>`, never raw.
 type FileSystem interface {
 	// Resolve turns path (relative paths against cwd, or the provider's
-	// default when cwd is "") into a Target.
+	// default when cwd is "") into a Target; the file need not exist. A
+	// blank path is CodeNotFound "file_path must be a non-empty string"; an
+	// ancestor that is not a directory is CodeNotFound `cannot resolve
+	// "<p>": a parent path segment is not a directory`.
 	Resolve(ctx context.Context, path, cwd string) (Target, error)
-	// Stat follows symlinks; it returns (nil, nil) when the target is absent.
+	// Stat follows symlinks; it returns (nil, nil) when the target is absent
+	// (or an ancestor is not a directory).
 	Stat(ctx context.Context, t Target) (*Info, error)
 	// Lstat does not follow a final symlink (Type may be TypeSymlink); nil when absent.
 	Lstat(ctx context.Context, path, cwd string) (*PathInfo, error)
-	// ReadText returns the whole decoded text (BOM hidden, no newline changes).
+	// ReadText returns the whole decoded text (BOM hidden, no newline
+	// changes). A NUL in the first 8192 bytes is CodeNotText "binary file",
+	// anything but strict UTF-8 CodeNotText "invalid UTF-8 text"; a missing
+	// target is CodeNotFound "not found", a non-regular one
+	// CodeNotRegularFile "not a regular file".
 	ReadText(ctx context.Context, t Target) (string, error)
-	// StreamText returns the decoded text as a stream; a decoding error or
-	// cancellation surfaces from Read as an *Error.
+	// StreamText returns the decoded text as a stream, as ReadText would
+	// return it, in bounded memory; a decoding error or cancellation
+	// surfaces from Read as an *Error.
 	StreamText(ctx context.Context, t Target) (io.ReadCloser, error)
 	// ListDir returns the direct children (any order; consumers sort).
+	// Children are typed through symlinks; broken links and special files
+	// are TypeOther. A child that cannot be stat'ed fails the whole listing.
 	ListDir(ctx context.Context, t Target) ([]DirEntry, error)
-	// WriteText creates or replaces the file with exactly content, atomically.
+	// WriteText creates or replaces the file with exactly content, atomically,
+	// under intent (nil: unconditional). Mutations of one Target.Key are
+	// serialised, so guarded mutations at one version cannot both succeed.
 	WriteText(ctx context.Context, t Target, content string, intent *WriteIntent) (*WriteOutcome, error)
 	// EditText applies a literal edit, atomically, under an optional guard.
+	// A missing file is CodeStaleVersion even unguarded; the guard is
+	// checked before matching.
 	EditText(ctx context.Context, t Target, edit EditRequest, intent *EditIntent) (*EditOutcome, error)
 }
 
@@ -47,7 +71,8 @@ type TextSeeker interface {
 }
 
 // Target names one file for a provider: an opaque identity key (shared by all
-// aliases of a file) and the display path used in every message.
+// aliases of a file, stable across the file's creation; locks, versions and
+// observations are per key) and the display path used in every message.
 type Target struct {
 	Key  string
 	Path string
