@@ -117,9 +117,11 @@ func (f *Fiber) accepting() bool {
 	return f.acceptingLocked()
 }
 
+// Once Dispose was called only the in-flight apply may still register (its
+// registrations are torn down right after it returns).
 func (f *Fiber) acceptingLocked() bool {
 	s := State(f.state.Load())
-	return !f.tearing && s != Disposed && s != Failed && s != Unloading
+	return !f.tearing && s != Disposed && s != Failed && s != Unloading && (!f.disposing || f.applying)
 }
 
 // track registers teardown as an effect of f. install, if not nil, runs under

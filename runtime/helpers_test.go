@@ -127,3 +127,5 @@ func equal[T comparable](t testing.TB, what string, got, want []T) {
 		t.Fatalf("%s:\n got %v\nwant %v", what, got, want)
 	}
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
