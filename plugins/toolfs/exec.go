@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -202,28 +201,33 @@ func (t *toolset) pumpFrom(ctx context.Context, s fs.TextSeeker, target fs.Targe
 	return pump(r, w, stopWhenFull)
 }
 
-var chunks = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+// errPageDone stops a stream once the page is complete (the total is known).
+var errPageDone = errors.New("toolfs: page complete")
+
+// pageWriter feeds a window as an io.Writer, so that io.Copy hands it the
+// provider's own buffer when the stream implements io.WriterTo (no copy).
+type pageWriter struct {
+	w            *window
+	stopWhenFull bool
+}
+
+func (p pageWriter) Write(b []byte) (int, error) {
+	p.w.feed(b)
+	if p.stopWhenFull && p.w.full {
+		return len(b), errPageDone
+	}
+	return len(b), nil
+}
 
 // pump feeds the stream to the window and closes it. With stopWhenFull it
-// stops once the page is complete (the total is already known).
+// stops once the page is complete.
 func pump(r io.ReadCloser, w *window, stopWhenFull bool) error {
 	defer r.Close()
-	bp := chunks.Get().(*[]byte)
-	defer chunks.Put(bp)
-	buf := *bp
-	for {
-		n, err := r.Read(buf)
-		w.feed(buf[:n])
-		if stopWhenFull && w.full {
-			return nil
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	_, err := io.Copy(pageWriter{w, stopWhenFull}, r)
+	if err == errPageDone {
+		return nil
 	}
+	return err
 }
 
 // write asks the single decision slot for a guard (none without a policy),

@@ -59,31 +59,36 @@ func groupRank(t fs.Type) int {
 var collators = sync.Pool{New: func() any { return collate.New(language.Und) }}
 
 // orderEntries sorts children the way upstream's localeCompare does:
-// directories, then files, then other, each by ICU root collation. The sort
-// is stable, so collation ties keep the provider's order. Sort keys are built
-// once per name, which is far cheaper than collating inside every comparison.
+// directories, then files, then other, each by ICU root collation. Ties keep
+// the provider's order (the original index breaks them, which makes the
+// faster unstable sort stable). Sort keys are built once per name, far
+// cheaper than collating inside every comparison.
 func orderEntries(entries []ListEntry) {
 	c := collators.Get().(*collate.Collator)
 	defer collators.Put(c)
 	type keyed struct {
-		rank int
-		key  []byte
-		e    ListEntry
+		rank, index int
+		key         []byte
 	}
 	var buf collate.Buffer
 	ks := make([]keyed, len(entries))
 	for i, e := range entries {
-		ks[i] = keyed{groupRank(e.Type), c.KeyFromString(&buf, e.Name), e}
+		ks[i] = keyed{groupRank(e.Type), i, c.KeyFromString(&buf, e.Name)}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	slices.SortFunc(ks, func(a, b keyed) int {
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
-		return bytes.Compare(a.key, b.key)
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.index - b.index
 	})
-	for i := range ks {
-		entries[i] = ks[i].e
+	sorted := make([]ListEntry, len(entries))
+	for i, k := range ks {
+		sorted[i] = entries[k.index]
 	}
+	copy(entries, sorted)
 }
 
 // displayName returns name verbatim unless it could make the listing say
