@@ -1,0 +1,115 @@
+package runtime_test
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// ---- a third-party plugin package, written only against the public API ----
+
+// Added is the event the host emits when a note is added.
+var Added = runtime.NewEvent[string]("notes/added")
+
+// Tally is the service the counter plugin provides.
+var Tally = runtime.NewService[*Counter]("tally")
+
+// CounterConfig is the counter's config. Defaults and bounds live in the
+// struct tags; the runtime fills and checks them before the plugin runs.
+type CounterConfig struct {
+	Step  int    `json:"step,omitempty" jsonschema:"minimum=1,default=1"`
+	Label string `json:"label,omitempty" jsonschema:"default=notes"`
+}
+
+// Counter counts added notes.
+type Counter struct {
+	mu    sync.Mutex
+	cfg   CounterConfig
+	count int
+}
+
+func (c *Counter) add() {
+	c.mu.Lock()
+	c.count += c.cfg.Step
+	c.mu.Unlock()
+}
+
+// Total returns the count so far.
+func (c *Counter) Total() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%s: %d", c.cfg.Label, c.count)
+}
+
+// Close is the teardown: Constructor runs it when the fiber is disposed.
+func (c *Counter) Close() error {
+	fmt.Println("counter closed with", c.Total())
+	return nil
+}
+
+// CounterPlugin builds a Counter, listens to Added and provides Tally. The
+// listener and the service belong to the fiber: nothing to unregister.
+var CounterPlugin = runtime.Constructor("counter", func(ctx *runtime.Context, cfg CounterConfig) (*Counter, error) {
+	c := &Counter{cfg: cfg}
+	if _, err := Added.On(ctx, func(string) error { c.add(); return nil }); err != nil {
+		return nil, err
+	}
+	if err := Tally.Provide(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+})
+
+// Reporter injects Tally: it waits until a counter is ACTIVE and is torn
+// down before the counter goes away.
+var Reporter = runtime.Func("reporter", func(ctx *runtime.Context) error {
+	tally, err := Tally.Get(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = ctx.Effect(func() (func() error, error) {
+		fmt.Println("reporter up")
+		return func() error {
+			fmt.Println("reporter down, last saw", tally.Total())
+			return nil
+		}, nil
+	})
+	return err
+}, runtime.Inject("tally"))
+
+// ---- the host ----------------------------------------------------------------
+
+func Example() {
+	root := runtime.New()
+	defer root.Close()
+
+	reporter, _ := root.Plugin(Reporter, nil)
+	fmt.Println("reporter:", reporter.State()) // no tally yet
+
+	counter, err := root.Plugin(CounterPlugin, map[string]any{"step": 2})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("reporter:", reporter.State())
+
+	_ = Added.Emit(root, "first")
+	_ = Added.Emit(root, "second")
+
+	// Plugin refuses only invalid plugins; a config error belongs to the
+	// fiber, which stays PENDING until a valid Update.
+	bad, _ := root.Plugin(CounterPlugin, map[string]any{"step": 0})
+	fmt.Println(bad.State(), bad.Wait())
+
+	_ = counter.Dispose()
+	fmt.Println("reporter:", reporter.State())
+
+	// Output:
+	// reporter: PENDING
+	// reporter up
+	// reporter: ACTIVE
+	// PENDING invalid config for plugin "counter": "step" must be a positive integer
+	// reporter down, last saw notes: 4
+	// counter closed with notes: 4
+	// reporter: PENDING
+}
