@@ -580,3 +580,24 @@ func TestDirectProviderReadIsNoObservation(t *testing.T) {
 	s := newSession(e.dir)
 	wantError(t, e.call(s, "edit", args{"file_path": "a.txt", "old_string": "x", "new_string": "y"}), `Error: edit requires reading "`+e.path("a.txt")+`" first`, fs.CodeNotObserved)
 }
+
+// R-021: schema violations come from the registry, before the tool runs; an
+// explicit null is a type violation, not "absent".
+func TestSchemaViolations(t *testing.T) {
+	e := setup(t, options{})
+	wantError(t, e.call(nil, "read", args{}), `Error: invalid arguments: missing required property "file_path"`, "INVALID_ARGS")
+	wantError(t, e.call(nil, "read", args{"file_path": "a", "offset": nil}), `Error: invalid arguments: "offset" must be a number`, "INVALID_ARGS")
+	wantError(t, e.call(nil, "edit", args{"file_path": "a", "old_string": "a", "new_string": "b", "replace_all": "yes"}), `Error: invalid arguments: "replace_all" must be a boolean`, "INVALID_ARGS")
+}
+
+// R-131: a call whose context is already done never reaches the tool.
+func TestPreAbortedCall(t *testing.T) {
+	e := setup(t, options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := e.tools.Execute(ctx, &registry.Call{ID: "1", Tool: "write", Args: json.RawMessage(`{"file_path":"a.txt","content":"x"}`)})
+	wantError(t, r, "Error: tool call aborted before dispatch", "ABORTED_BEFORE_DISPATCH")
+	if _, err := os.Stat(e.path("a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the file exists: %v", err)
+	}
+}

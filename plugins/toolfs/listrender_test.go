@@ -132,6 +132,18 @@ func TestListOrder(t *testing.T) {
 	}
 }
 
+// R-035, §4: names equal under collation (NFC and NFD forms) keep the
+// provider's order.
+func TestListOrderTiesAreStable(t *testing.T) {
+	for _, names := range [][]string{{"e\u0301", "\u00e9"}, {"\u00e9", "e\u0301"}} {
+		entries := []ListEntry{{"z", fs.TypeFile}, {names[0], fs.TypeFile}, {names[1], fs.TypeFile}, {"a", fs.TypeFile}}
+		orderEntries(entries)
+		if entries[1].Name != names[0] || entries[2].Name != names[1] {
+			t.Errorf("tie reordered: %q", entries)
+		}
+	}
+}
+
 // Sorting by precomputed keys must agree with the collator's own comparison.
 func TestCollationKeysMatchCompare(t *testing.T) {
 	pool := []rune("aAäÄbB_-.~1 0zZé\u0301\u200b\u00a0中文😀\x01!\"#")
