@@ -239,15 +239,10 @@ func (e Event[A]) EmitTo(ctx *Context, filter Filter, args A) error {
 }
 
 func (e Event[A]) emit(r *rt, filter Filter, args A) error {
+	ls := r.snapshot(e.id)
 	var errs error
-	for _, l := range r.snapshot(e.id) {
-		if filter != nil && !l.global && !r.accepts(filter, l, e.name) {
-			continue
-		}
-		if err := e.call(l, args); err != nil {
-			r.listenerFailed(l, e.name, err)
-			errs = joinErr(errs, err)
-		}
+	for i := 0; i < len(ls); {
+		i, errs = e.run(r, filter, ls, i, args, errs)
 	}
 	if r.obs.count.Load() != 0 {
 		r.observe(e.id, e.name, args)
@@ -255,6 +250,38 @@ func (e Event[A]) emit(r *rt, filter Filter, args A) error {
 	return errs
 }
 
+// run calls ls[i:] in order and returns len(ls), or, after a listener (or
+// the filter asked about it) panicked, the index of the next one: the caller
+// resumes there. One deferred recover per dispatch instead of per listener.
+func (e Event[A]) run(r *rt, filter Filter, ls []*listener, i int, args A, errs error) (next int, out error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := recovered(p)
+			r.listenerFailed(ls[next], e.name, err)
+			next, out = next+1, joinErr(errs, err)
+		}
+	}()
+	for next = i; next < len(ls); next++ {
+		l := ls[next]
+		if filter != nil && !l.global && !filter.Accept(l.ctx) {
+			continue
+		}
+		fn, ok := l.fn.(func(A) error)
+		if !ok {
+			err := mismatch(e.name, l.fn)
+			r.listenerFailed(l, e.name, err)
+			errs = joinErr(errs, err)
+			continue
+		}
+		if err := fn(args); err != nil {
+			r.listenerFailed(l, e.name, err)
+			errs = joinErr(errs, err)
+		}
+	}
+	return next, errs
+}
+
+// call runs one listener with its own recover (Parallel).
 func (e Event[A]) call(l *listener, args A) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -266,16 +293,6 @@ func (e Event[A]) call(l *listener, args A) (err error) {
 		return mismatch(e.name, l.fn)
 	}
 	return fn(args)
-}
-
-func (r *rt) accepts(filter Filter, l *listener, name string) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.listenerFailed(l, name, recovered(p))
-			ok = false
-		}
-	}()
-	return filter.Accept(l.ctx)
 }
 
 // Parallel runs every listener concurrently and joins their errors.
