@@ -123,8 +123,14 @@ func isNil(v any) bool {
 	return false
 }
 
-// specOf normalizes p, refusing nil plugins and plugins without an apply.
-func specOf(p Plugin) (*spec, error) {
+// specOf normalizes p, refusing nil plugins and plugins without an apply,
+// and plugins whose Name, Inject or ConfigPrototype panics.
+func specOf(p Plugin) (s *spec, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s, err = nil, fmt.Errorf("%w: %w", ErrInvalidPlugin, recovered(v))
+		}
+	}()
 	if p == nil || isNil(p) {
 		return nil, fmt.Errorf("%w: nil plugin", ErrInvalidPlugin)
 	}
@@ -134,7 +140,7 @@ func specOf(p Plugin) (*spec, error) {
 		}
 		return b.s, nil
 	}
-	s := &spec{name: p.Name(), apply: p.Apply}
+	s = &spec{name: p.Name(), apply: p.Apply}
 	if i, ok := p.(Injector); ok {
 		s.inject = slices.Clone(i.Inject())
 	}

@@ -560,3 +560,49 @@ func TestItem13_UpdateRestartsOrAppliesInPlace(t *testing.T) {
 	}
 	equal(t, "restart", rec.list(), []string{"teardown b", "apply b"})
 }
+
+type panickyPlugin struct{}
+
+func (panickyPlugin) Name() string                      { panic("no name") }
+func (panickyPlugin) Apply(*runtime.Context, any) error { return nil }
+
+func TestItem02_PanickingPluginMetadataRefused(t *testing.T) {
+	root, _ := newRoot(t)
+	if _, err := root.Plugin(panickyPlugin{}, nil); !errors.Is(err, runtime.ErrInvalidPlugin) ||
+		err.Error() != "runtime: invalid plugin: panic: no name" {
+		t.Fatalf("Plugin = %v", err)
+	}
+}
+
+// FuzzItem09_Config feeds arbitrary bytes as a config: the runtime never
+// panics, and either rejects the config (PENDING, *ConfigError, apply never
+// runs) or hands apply a config that satisfies the schema's bounds.
+func FuzzItem09_Config(f *testing.F) {
+	for _, seed := range []string{``, `{}`, `{"root":"/w"}`, `{"root":"/w","limit":0}`, `{"root":1}`,
+		`{"root":"/w","limit":1e2,"mode":"slow"}`, `{"root":"/w","limit":2.5}`, `[1]`, `null`, `{"root":"/w","x":{}}`} {
+		f.Add([]byte(seed))
+	}
+	root := runtime.New(runtime.WithLogger(discardLogger()))
+	f.Cleanup(func() { _ = root.Close() })
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got []item9Config
+		fiber, err := root.Plugin(runtime.Configured("fuzz", func(ctx *runtime.Context, c item9Config) error {
+			got = append(got, c)
+			return nil
+		}), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fiber.Dispose()
+		if werr := fiber.Wait(); werr != nil {
+			var ce *runtime.ConfigError
+			if !errors.As(werr, &ce) || fiber.State() != runtime.Pending || len(got) != 0 {
+				t.Fatalf("rejected config: %v, state %v, applies %d", werr, fiber.State(), len(got))
+			}
+			return
+		}
+		if len(got) != 1 || got[0].Root == "" || got[0].Limit < 1 || (got[0].Mode != "fast" && got[0].Mode != "slow") {
+			t.Fatalf("accepted %q as %#v", raw, got)
+		}
+	})
+}
