@@ -70,7 +70,7 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
 			res.Replacements, t.Path)
 	}
-	if err := writeAtomic(ctx, "edit", t, prefix+res.Stored, st.Mode&0o777); err != nil {
+	if err := writeAtomic(ctx, "edit", t, st.Mode&0o777, prefix, res.Stored); err != nil {
 		return nil, err
 	}
 	return &fs.EditOutcome{Before: res.Before, After: res.After, Replacements: res.Replacements, Version: postVersion(t)}, nil
@@ -93,11 +93,24 @@ func applyEdit(text string, edit fs.EditRequest) editResult {
 	if old == "" {
 		return res
 	}
-	res.Replacements = strings.Count(res.Before, old)
-	if res.Replacements == 0 || (res.Replacements > 1 && !edit.ReplaceAll) {
-		return res
+	if edit.ReplaceAll {
+		if res.Replacements = strings.Count(res.Before, old); res.Replacements == 0 {
+			return res
+		}
+		res.After = strings.ReplaceAll(res.Before, old, repl)
+	} else {
+		// One pass for the common case: the first match, then a search of
+		// the rest that only a second match turns into a full count.
+		i := strings.Index(res.Before, old)
+		if i < 0 {
+			return res
+		}
+		rest := res.Before[i+len(old):]
+		if res.Replacements = 1 + strings.Count(rest, old); res.Replacements > 1 {
+			return res
+		}
+		res.After = res.Before[:i] + repl + rest
 	}
-	res.After = strings.Replace(res.Before, old, repl, res.Replacements)
 	res.Stored = res.After
 	if dominantCRLF(text) {
 		res.Stored = strings.ReplaceAll(res.After, "\n", "\r\n")

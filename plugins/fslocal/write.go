@@ -75,7 +75,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 		}
 		out.Before = before
 	}
-	if err := writeAtomic(ctx, "write", t, content, mode); err != nil {
+	if err := writeAtomic(ctx, "write", t, mode, content); err != nil {
 		return nil, err
 	}
 	out.Version = postVersion(t)
@@ -123,13 +123,13 @@ func postVersion(t fs.Target) fs.Version {
 }
 
 // writeAtomic replaces the file at t.Key (already the real path: a
-// symlinked file keeps its link, a dangling link is replaced) with data and
-// the permission bits mode. It stages in a private directory beside the
+// symlinked file keeps its link, a dangling link is replaced) with the
+// concatenation of parts and the permission bits mode. It stages in a private directory beside the
 // target, so the rename never crosses filesystems: ".<base>.<pid>.<nonce>.tmpdir"
 // (0700) holding "<base>.tmp" (O_EXCL, 0600), written, fsynced, chmodded,
 // renamed over the target; then the parent directory is fsynced so the
 // rename survives a crash. The staging directory is removed on every path.
-func writeAtomic(ctx context.Context, verb string, t fs.Target, data string, mode uint32) (err error) {
+func writeAtomic(ctx context.Context, verb string, t fs.Target, mode uint32, parts ...string) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted(verb, err)
 	}
@@ -153,7 +153,7 @@ func writeAtomic(ctx context.Context, verb string, t fs.Target, data string, mod
 	if err != nil {
 		return osError(verb, t.Path, err)
 	}
-	if err := fill(ctx, verb, t.Path, file, data, mode); err != nil {
+	if err := fill(ctx, verb, t.Path, file, mode, parts); err != nil {
 		file.Close()
 		return err
 	}
@@ -177,18 +177,20 @@ func writeAtomic(ctx context.Context, verb string, t fs.Target, data string, mod
 	return nil
 }
 
-// fill writes data in chunks (checking ctx between them), fsyncs, and sets
+// fill writes parts in chunks (checking ctx between them), fsyncs, and sets
 // the final permission bits (explicitly, so the umask cannot change them).
-func fill(ctx context.Context, verb, path string, file *os.File, data string, mode uint32) error {
-	for len(data) > 0 {
-		if err := ctx.Err(); err != nil {
-			return fs.Aborted(verb, err)
+func fill(ctx context.Context, verb, path string, file *os.File, mode uint32, parts []string) error {
+	for _, data := range parts {
+		for len(data) > 0 {
+			if err := ctx.Err(); err != nil {
+				return fs.Aborted(verb, err)
+			}
+			n, err := file.WriteString(data[:min(len(data), writeChunk)])
+			if err != nil {
+				return osError(verb, path, err)
+			}
+			data = data[n:]
 		}
-		n, err := file.WriteString(data[:min(len(data), writeChunk)])
-		if err != nil {
-			return osError(verb, path, err)
-		}
-		data = data[n:]
 	}
 	if err := file.Sync(); err != nil {
 		return osError(verb, path, err)
