@@ -1,7 +1,7 @@
-// Package runtime is a Cordis-style plugin runtime for Go: plugins are
-// applied to a context, receive their own child context, and everything they
-// register through it (listeners, services, effects, child plugins) is torn
-// down with them, newest first.
+// Package runtime is a Cordis-style plugin runtime for Go. A plugin is
+// applied to a [Context] and receives a child context of its own; everything
+// it registers through that context (listeners, services, effects, child
+// plugins) belongs to it and is torn down with it, newest first.
 //
 // # Writing a plugin
 //
@@ -9,56 +9,79 @@
 //
 //	var Hello = runtime.Func("hello", func(ctx *runtime.Context) error {
 //		_, err := Greeted.On(ctx, func(name string) error {
-//			ctx.Logger().Info("hello", "name", name)
+//			ctx.Logger().Info("hello", "name", name) // logged with plugin=hello
 //			return nil
 //		})
 //		return err
 //	})
 //
-// A plugin with configuration takes a struct; its JSON Schema is derived from
-// the struct tags, defaults are filled and the config is validated before
-// apply runs (an invalid config names every violation):
+// A plugin with a config takes a struct. The runtime derives a JSON Schema
+// from its tags, fills defaults and validates the config before apply runs; an
+// invalid config names every violation and apply never runs:
 //
 //	type Config struct {
 //		Greeting string `json:"greeting,omitempty" jsonschema:"default=hi"`
 //	}
-//	var Greeter = runtime.Configured("greeter", func(ctx *runtime.Context, c Config) error { ... })
 //
-// Constructor builds a value from the context and config; if it has
-// Close() error, that is the teardown. Any type with Name and Apply methods
-// is a plugin too; it may add Inject() []string (Injector) and
-// ConfigPrototype() any (Configurable).
+//	var Greeter = runtime.Configured("greeter",
+//		func(ctx *runtime.Context, c Config) error { ... },
+//		runtime.Inject("fs")) // waits until some plugin provides "fs"
+//
+// [Constructor] builds a value from the context and the config; if the value
+// has Close() error, that is its teardown. Any type with Name and Apply
+// methods is a plugin too, optionally an [Injector] and a [Configurable].
+// Teardown of anything else goes through [Context.Effect]:
+//
+//	_, err := ctx.Effect(func() (func() error, error) {
+//		stop := make(chan struct{})
+//		go poll(stop)
+//		return func() error { close(stop); return nil }, nil
+//	})
 //
 // # Loading plugins
 //
 //	root := runtime.New()
 //	defer root.Close()
-//	fiber, err := root.Plugin(Greeter, map[string]any{"greeting": "hey"})
-//	if err != nil { ... }            // refused: nil plugin, closed root
-//	if err := fiber.Wait(); err != nil { ... } // config or apply error
 //
-// Each application is a [Fiber] with a lifecycle: PENDING (waiting for
-// injected services, or holding an invalid config), LOADING, ACTIVE,
-// UNLOADING, DISPOSED, and FAILED (apply returned an error or panicked;
-// sticky until Update or Restart). Every change is emitted on [StatusEvent];
-// failures on [ErrorEvent] and in the log (attribute plugin=<name>).
+//	fiber, err := root.Plugin(Greeter, map[string]any{"greeting": "hey"})
+//	if err != nil {
+//		// refused: nil or invalid plugin, closed root
+//	}
+//	if err := fiber.Wait(); err != nil {
+//		// the config was invalid, or apply failed
+//	}
+//
+// Each application is a [Fiber]. Its states are PENDING (waiting for injected
+// services, or holding an invalid config), LOADING, ACTIVE, UNLOADING,
+// DISPOSED, and FAILED (apply returned an error or panicked; sticky until
+// [Fiber.Update] or [Fiber.Restart]). Every change is emitted on
+// [StatusEvent]; failures go to [ErrorEvent] and to the log.
 //
 // # Services
 //
-// A [Service] is a typed, named value. A plugin that lists it with [Inject]
-// stays PENDING until an ACTIVE plugin (or the host, on the root) provides
-// it, is torn down when the provider goes away, and applies again when a
-// provider returns. Get needs an inject, except for services provided by the
-// plugin itself, an ancestor, or the root; Lookup is the optional lookup.
+// A [Service] is a typed handle to a named value. A plugin that injects it
+// stays PENDING until an ACTIVE plugin (or the host, on the root) provides it.
+// It is torn down before its provider goes away, and applies again when a
+// provider returns. [Service.Get] needs the inject, except for a service that
+// the plugin itself, one of its ancestors, or the root provides.
+// [Service.Lookup] is the optional lookup.
 //
 // # Events
 //
-// Events are declared once as typed values: [Event] (Emit, EmitTo with a
-// [Filter], Parallel), [Hook] (Bail, Serial) and [Waterfall] (a middleware
-// chain with next). Listeners run synchronously with no lock held; their
-// errors and panics never escape to the emitter. Emit-mode events are also
-// published on an asynchronous observation bus ([Event.Observe],
-// [Context.ObserveAll], [Context.Flush]).
+// Events are typed values declared once by the package that owns them:
+// [Event] (Emit, EmitTo with a [Filter], Parallel), [Hook] (Bail, Serial) and
+// [Waterfall] (a middleware chain with next). Listeners run synchronously,
+// with no lock held, on a snapshot of the listener list, and may emit,
+// register and dispose freely. Their errors and panics never escape to the
+// emitter. Emit-mode events are also delivered, in order, to asynchronous
+// observers ([Event.Observe], [Context.ObserveAll], [Context.Flush]).
+//
+// # Concurrency
+//
+// Everything is safe for concurrent use. A fiber's transitions are
+// serialized: one goroutine runs them while the others record what they want.
+// Do not call Dispose, Update, Restart or Wait on a fiber from inside its own
+// apply: that would wait for itself.
 //
 // A [Context] is not a [context.Context]: cancellation still travels in a
 // context.Context argument.
