@@ -366,6 +366,12 @@ func (f *Fiber) reconcile() {
 		return
 	}
 	f.busy = true
+	f.settleLocked()
+}
+
+// settleLocked runs steps until nothing is left to do, then clears busy.
+// Called with f.mu held and busy set by the caller.
+func (f *Fiber) settleLocked() {
 	for {
 		st, epoch := f.plan()
 		if st == stepNone {
@@ -522,21 +528,27 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	}
 	r := c.rt
 	parent := c.fiber
-	f := &Fiber{rt: r, spec: s, id: r.nextID.Add(1), parent: parent, name: s.name}
+	// Born busy: a service change seen before the fiber is registered with
+	// its parent must not load it yet; settleLocked below does.
+	f := &Fiber{rt: r, spec: s, id: r.nextID.Add(1), parent: parent, name: s.name, busy: true}
 	if f.name == "" {
 		f.name = parent.name
 	}
 	f.ctx = &Context{rt: r, fiber: f, parent: c}
+	// Everything is set before the fiber becomes reachable through its
+	// parent, whose teardown may dispose it from another goroutine.
+	f.config, f.err = s.prepare(config)
+	r.depend(f)
 	f.own = &effect{f: parent, teardown: f.Dispose, child: true}
 	if err := parent.add(f.own, nil); err != nil {
+		r.forget(f)
 		return nil, err
 	}
-	f.config, f.err = s.prepare(config)
 	if f.err != nil {
 		f.logger().Error("invalid config", "error", f.err)
 		r.report(f, "", f.err)
 	}
-	r.depend(f)
-	f.reconcile()
+	f.mu.Lock()
+	f.settleLocked()
 	return f, nil
 }
