@@ -51,10 +51,11 @@ func (f *FS) ReadText(ctx context.Context, t fs.Target) (string, error) {
 	return unsafeString(data), nil
 }
 
-// StreamText streams the text as ReadText would return it, from a fixed
-// buffer. Decoding failures and cancellation surface from Read as *fs.Error,
-// so a consumer that stops at the first error never sees a partial window
-// of an invalid file as success.
+// StreamText streams the text as ReadText would return it, through a fixed
+// buffer. A binary file fails here; invalid UTF-8 and cancellation surface
+// from Read as *fs.Error, before any text of the failing chunk, so a
+// consumer that stops at the first error never takes a partial window of an
+// invalid file for success.
 func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
@@ -197,8 +198,8 @@ func invalidText(verb, path string) *fs.Error {
 	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": invalid UTF-8 text`, verb, path)
 }
 
-// sniff reports whether the part of the binary-sniff window (the first
-// 8192 bytes of the file) at or after from holds a NUL byte.
+// sniff fails with "binary file" when the part of the binary-sniff window
+// (the first 8192 bytes of the file) at or after from holds a NUL byte.
 func sniff(file *os.File, path string, from int64) error {
 	if from >= sniffLen {
 		return nil
