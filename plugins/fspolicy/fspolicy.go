@@ -54,7 +54,7 @@ func newPolicy() *policy {
 // a map key, has no owner and is never granted anything.
 func owner(actor any) (registry.Session, bool) {
 	call, ok := actor.(*registry.Call)
-	if !ok || call == nil || call.Session == nil || !reflect.TypeOf(call.Session).Comparable() {
+	if !ok || call == nil || call.Session == nil || !reflect.ValueOf(call.Session).Comparable() {
 		return nil, false
 	}
 	return call.Session, true

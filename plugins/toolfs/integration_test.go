@@ -40,6 +40,7 @@ type counting struct {
 	seeker                                fs.TextSeeker
 	stats, reads, streams, seeks, seeksAt atomic.Int32
 	streamed                              atomic.Int64 // bytes delivered by StreamTextFrom
+	stale                                 atomic.Bool  // StreamTextFrom reports a changed file
 }
 
 func (c *counting) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
@@ -61,6 +62,9 @@ func (c *counting) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version
 	c.seeks.Add(1)
 	if offset > 0 {
 		c.seeksAt.Add(1)
+	}
+	if c.stale.Load() {
+		return nil, fs.Errorf(fs.CodeStaleVersion, "cannot read %q: file changed since it was read", t.Path)
 	}
 	r, err := c.seeker.StreamTextFrom(ctx, t, v, offset)
 	if err != nil {
@@ -407,6 +411,16 @@ func TestReadStreamingMatchesWhole(t *testing.T) {
 	if at, streamed := seek.fsys.seeksAt.Load(), seek.fsys.streamed.Load(); at == 0 || streamed > 10*int64(len(text)) {
 		t.Errorf("%d reads from an index position, %d bytes streamed for a %d-byte file", at, streamed, len(text))
 	}
+	// A file that changes between the stat and the pinned stream is read as
+	// it is now, through the plain stream, and not indexed.
+	seek.fsys.stale.Store(true)
+	before := seek.fsys.streams.Load()
+	got := seek.call(nil, "read", args{"file_path": "big.txt", "offset": 9999, "limit": 700})
+	want := whole.call(nil, "read", args{"file_path": "big.txt", "offset": 9999, "limit": 700})
+	if strings.ReplaceAll(got.Text, seek.dir, "") != strings.ReplaceAll(want.Text, whole.dir, "") || seek.fsys.streams.Load() != before+1 {
+		t.Fatalf("stale fallback: %q", got.Text)
+	}
+	seek.fsys.stale.Store(false)
 	// A change makes a new version: the cache is not consulted for it.
 	seek.write(t, "big.txt", "changed\n")
 	wantText(t, seek.call(nil, "read", args{"file_path": "big.txt"}),
@@ -523,9 +537,25 @@ func TestBareProvider(t *testing.T) {
 func TestConcurrentEdits(t *testing.T) {
 	e := setup(t, options{policy: true})
 	s := newSession(e.dir)
+	// Hold each edit, after the policy decided its guard, until both have
+	// one: otherwise one edit may finish (and record its new version) before
+	// the other asks, and the two would not be concurrent at all.
+	var barrier atomic.Pointer[sync.WaitGroup]
+	if _, err := fs.EditIntentEvent.On(e.root, func(_ fs.IntentRequest, next runtime.Next[*fs.EditIntent]) (*fs.EditIntent, error) {
+		intent, err := next()
+		b := barrier.Load()
+		b.Done()
+		b.Wait()
+		return intent, err
+	}, runtime.Prepend()); err != nil {
+		t.Fatal(err)
+	}
 	for round := range 20 {
 		e.write(t, "a.txt", "alpha beta")
 		e.call(s, "read", args{"file_path": "a.txt"})
+		b := new(sync.WaitGroup)
+		b.Add(2)
+		barrier.Store(b)
 		var wg sync.WaitGroup
 		results := make([]*registry.Result, 2)
 		for i, edit := range []args{
