@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// startTrace writes every observed event to path as JSON Lines. Observers
+// run asynchronously, so each line carries its publication time; the
+// returned close flushes the runtime's observers, then the file.
+func startTrace(d *gordis.Deployment, path string) (func() error, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	var mu sync.Mutex
+	var writeErr error
+	enc := json.NewEncoder(f)
+	err = d.Root.ObserveAll(func(n runtime.Note) {
+		line := traceLine{Time: n.Time.UTC().Format(time.RFC3339Nano), Event: n.Event}
+		if b, err := json.Marshal(n.Args); err == nil {
+			line.Args = b
+		} else {
+			line.Text = fmt.Sprintf("%+v", n.Args)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := enc.Encode(line); err != nil && writeErr == nil {
+			writeErr = err
+		}
+	})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	return func() error {
+		d.Root.Flush()
+		mu.Lock()
+		defer mu.Unlock()
+		if err := f.Close(); writeErr == nil {
+			writeErr = err
+		}
+		return writeErr
+	}, nil
+}
+
+// traceLine is one JSON Lines record; Text replaces Args when the payload
+// has no JSON form.
+type traceLine struct {
+	Time  string          `json:"time"`
+	Event string          `json:"event"`
+	Args  json.RawMessage `json:"args,omitempty"`
+	Text  string          `json:"text,omitempty"`
+}

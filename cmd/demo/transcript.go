@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gordis-run/gordis/agent"
+	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// transcript prints the agent's events as they happen. It listens
+// synchronously, so lines come out in the order the loop emits them.
+type transcript struct {
+	w         io.Writer
+	workspace string
+}
+
+func newTranscript(w io.Writer, workspace string) *transcript {
+	return &transcript{w: w, workspace: workspace}
+}
+
+func (t *transcript) listen(rt *runtime.Context) error {
+	_, err1 := agent.TurnStartEvent.On(rt, func(e agent.TurnStart) error {
+		fmt.Fprintf(t.w, "turn %d ▶ user: %s\n", e.Turn, e.Prompt)
+		return nil
+	})
+	_, err2 := agent.AssistantMessageEvent.On(rt, func(e agent.AssistantMessage) error {
+		if r := e.Message.Reasoning; r != nil && *r != "" {
+			fmt.Fprintf(t.w, "  step %d ∴ %s\n", e.Step, clip(firstLine(*r), 100))
+		}
+		if e.Message.Text != "" {
+			fmt.Fprintf(t.w, "  step %d ◀ %s\n", e.Step, strings.ReplaceAll(strings.TrimSpace(e.Message.Text), "\n", "\n           "))
+		}
+		if e.Finish == agent.FinishLength {
+			fmt.Fprintf(t.w, "  step %d ✗ the reply hit the model's output limit\n", e.Step)
+		}
+		return nil
+	})
+	_, err3 := agent.ToolCallEvent.On(rt, func(e agent.ToolCallStart) error {
+		fmt.Fprintf(t.w, "  step %d → %s %s\n", e.Step, e.Call.Tool, clip(string(e.Call.Args), 200))
+		return nil
+	})
+	_, err4 := agent.ToolResultEvent.On(rt, func(e agent.ToolCallEnd) error {
+		t.result(e.Result)
+		return nil
+	})
+	return joinErrs(err1, err2, err3, err4)
+}
+
+const indent = "           "
+
+// result prints a short form of a tool result, and a diff for a change.
+func (t *transcript) result(r *registry.Result) {
+	if r.IsError {
+		code := ""
+		if r.Error != nil && r.Error.Code != "" {
+			code = r.Error.Code + ": "
+		}
+		fmt.Fprintf(t.w, "%s✗ %s%s\n", indent, code, strings.TrimPrefix(firstLine(r.Text), "Error: "))
+		return
+	}
+	switch v := r.Value.(type) {
+	case *toolfs.ListResult:
+		c := v.Counts
+		other := ""
+		if c.Other > 0 {
+			other = fmt.Sprintf(", %d other", c.Other)
+		}
+		fmt.Fprintf(t.w, "%s✓ %s: %d entries (%d directories, %d files%s)\n", indent, t.rel(v.Path), v.TotalEntries, c.Directories, c.Files, other)
+	case *toolfs.ReadResult:
+		if len(v.Lines) == 0 {
+			fmt.Fprintf(t.w, "%s✓ %s: no lines (%d in all)\n", indent, t.rel(v.Path), v.TotalLines)
+			break
+		}
+		fmt.Fprintf(t.w, "%s✓ %s: lines %d-%d of %d\n", indent, t.rel(v.Path), v.Lines[0].Number, v.Lines[len(v.Lines)-1].Number, v.TotalLines)
+	case *toolfs.WriteResult:
+		fmt.Fprintf(t.w, "%s✓ %s %s\n", indent, v.Operation, t.rel(v.Path))
+		before := ""
+		if v.Before != nil {
+			before = *v.Before
+		}
+		t.diff(v.Path, before, v.After)
+	case *toolfs.EditResult:
+		fmt.Fprintf(t.w, "%s✓ edited %s\n", indent, t.rel(v.Path))
+		t.diff(v.Path, v.Before, v.After)
+	default:
+		fmt.Fprintf(t.w, "%s✓ %s\n", indent, clip(firstLine(r.Text), 100))
+	}
+}
+
+func (t *transcript) diff(path, before, after string) {
+	d := unifiedDiff(t.rel(path), before, after, 3)
+	for _, line := range strings.SplitAfter(d, "\n") {
+		if line != "" {
+			fmt.Fprint(t.w, indent, "  ", line)
+		}
+	}
+}
+
+// summary closes the transcript with the outcome, time and token usage.
+func (t *transcript) summary(end agent.TurnEnd, elapsed time.Duration) {
+	fmt.Fprintf(t.w, "turn %d ■ %s: %d steps in %s, tokens %s\n", end.Turn, end.Reason, end.Steps, elapsed.Round(time.Millisecond), end.Usage)
+}
+
+// rel shows workspace paths relative to it.
+func (t *transcript) rel(path string) string {
+	if r, err := filepath.Rel(t.workspace, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func joinErrs(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
