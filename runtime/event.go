@@ -159,4 +159,3 @@ func (e Event[A]) Observe(ctx *Context, fn func(A)) error {
 		}
 	})
 }
-

@@ -68,4 +68,3 @@ func (h Hook[A, R]) call(r *rt, l *listener, args A) (res R, err error) {
 	}
 	return fn(args)
 }
-

@@ -178,4 +178,3 @@ type Filter interface{ Accept(listener *Context) bool }
 func mismatch(name string, fn any) error {
 	return fmt.Errorf("runtime: listener of %q has signature %T, which does not match this dispatch", name, fn)
 }
-
