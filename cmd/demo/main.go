@@ -29,10 +29,10 @@ import (
 	"github.com/gordis-run/gordis/registry"
 )
 
-const usage = `usage: demo [flags]         run the agent on a sample project
-       demo tools          print the tool definitions exactly as sent to a model (JSON)
-       demo prompt         print the assembled system prompt
-       demo replay [FILE]  run tool calls from JSON Lines without a model (demo replay --help)
+const usage = `usage: demo [flags]                    run the agent on a sample project
+       demo tools [--workspace DIR]   print the tool definitions exactly as sent to a model (JSON)
+       demo prompt [--workspace DIR]  print the assembled system prompt
+       demo replay [FILE]             run tool calls from JSON Lines without a model (demo replay --help)
 
 The demo copies a small sample project (notes.md, README.md, src/, docs/) into
 a fresh temporary workspace, builds the default deployment (runtime, tool
@@ -89,7 +89,9 @@ type demoFlags struct {
 	offline   bool
 }
 
-func newFlags(name string, stdout io.Writer, f *demoFlags) *flag.FlagSet {
+// newFlags declares the flags of `demo`; `demo tools` and `demo prompt`
+// (inspect) take only --workspace.
+func newFlags(name string, stdout io.Writer, f *demoFlags, inspect bool) *flag.FlagSet {
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
 	fl.SetOutput(stdout)
 	fl.Usage = func() {
@@ -97,7 +99,10 @@ func newFlags(name string, stdout io.Writer, f *demoFlags) *flag.FlagSet {
 		fl.PrintDefaults()
 	}
 	fl.StringVar(&f.workspace, "workspace", "", "work in `DIR` instead of a temporary directory: it is created if missing and\nthe sample files are copied in, never over an existing file")
-	fl.StringVar(&f.prompt, "prompt", scripted.Prompt, "the user prompt (the scripted model always plays its own script)")
+	if inspect {
+		return fl
+	}
+	fl.StringVar(&f.prompt, "prompt", scripted.Prompt, "the user `TEXT` for DeepSeek (the scripted model plays its own script)")
 	fl.StringVar(&f.trace, "trace", "", "write every observed runtime event to `FILE` as JSON Lines")
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "stop the turn after `N` steps")
 	fl.BoolVar(&f.offline, "offline", false, "use the scripted model even when DEEPSEEK_API_KEY is set")
@@ -122,7 +127,7 @@ func parse(fl *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	var f demoFlags
-	if code, ok := parse(newFlags("demo", stdout, &f), args, stderr); !ok {
+	if code, ok := parse(newFlags("demo", stdout, &f, false), args, stderr); !ok {
 		return code
 	}
 	if f.maxSteps < 1 {
@@ -191,7 +196,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // runInspect prints what a model would be sent: the tools or the prompt.
 func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 	var f demoFlags
-	if code, ok := parse(newFlags("demo "+what, stdout, &f), args, stderr); !ok {
+	if code, ok := parse(newFlags("demo "+what, stdout, &f, true), args, stderr); !ok {
 		return code
 	}
 	dir, cleanup, err := workspace(f.workspace)

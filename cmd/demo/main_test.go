@@ -169,7 +169,7 @@ func TestHelpAndUsageErrors(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	for _, args := range [][]string{{"--bogus"}, {"extra"}, {"--max-steps", "0"}, {"tools", "extra"}} {
+	for _, args := range [][]string{{"--bogus"}, {"extra"}, {"--max-steps", "0"}, {"tools", "extra"}, {"prompt", "--trace", "x"}} {
 		if code, _, errOut := runDemoT(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
