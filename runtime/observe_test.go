@@ -1,0 +1,68 @@
+package runtime_test
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// TestItem31_FlushRacesPublish: EventBus counts deliveries in a WaitGroup,
+// and a Publish racing WaitAsync is a WaitGroup misuse. Emitters and
+// flushers on many goroutines must stay clean under -race, and each Flush
+// must cover what was emitted before it.
+func TestItem31_FlushRacesPublish(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("item31/flush")
+	var delivered atomic.Int64
+	if err := ev.Observe(root, func(int) { delivered.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 300 {
+				_ = ev.Emit(root, i)
+				if g%2 == 0 && i%10 == 0 {
+					root.Flush()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	root.Flush()
+	if delivered.Load() != 1200 {
+		t.Fatalf("delivered %d of 1200", delivered.Load())
+	}
+}
+
+// TestItem31_ObserverMayEmitAndRegister: observers run outside every lock,
+// so an observer can emit (observed) events and register listeners.
+func TestItem31_ObserverMayEmitAndRegister(t *testing.T) {
+	root, _ := newRoot(t)
+	ping := runtime.NewEvent[int]("item31/ping")
+	pong := runtime.NewEvent[int]("item31/pong")
+	got := make(chan int, 10)
+	if err := ping.Observe(root, func(n int) {
+		if _, err := pong.On(root, func(int) error { return nil }); err != nil {
+			t.Error(err)
+		}
+		_ = pong.Emit(root, n+1)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pong.Observe(root, func(n int) { got <- n }); err != nil {
+		t.Fatal(err)
+	}
+	_ = ping.Emit(root, 1)
+	select {
+	case n := <-got:
+		if n != 2 {
+			t.Fatalf("pong %d", n)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("observer's emit never delivered")
+	}
+}
