@@ -19,19 +19,20 @@ func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	var mu sync.Mutex
+	var mu sync.Mutex // observers may run concurrently
 	var writeErr error
 	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false) // tool texts are full of <path> tags
 	err = d.Root.ObserveAll(func(n runtime.Note) {
-		line := traceLine{Time: n.Time.UTC().Format(time.RFC3339Nano), Event: n.Event}
-		if b, err := json.Marshal(n.Args); err == nil {
-			line.Args = b
-		} else {
-			line.Text = fmt.Sprintf("%+v", n.Args)
-		}
+		line := traceLine{Time: n.Time.UTC().Format(time.RFC3339Nano), Event: n.Event, Args: n.Args}
 		mu.Lock()
 		defer mu.Unlock()
-		if err := enc.Encode(line); err != nil && writeErr == nil {
+		if err := enc.Encode(line); err != nil {
+			// No JSON form (a func, a cycle...): keep the event, as text.
+			line.Args, line.Text = nil, fmt.Sprintf("%+v", n.Args)
+			err = enc.Encode(line)
+		}
+		if err != nil && writeErr == nil {
 			writeErr = err
 		}
 	})
@@ -53,8 +54,8 @@ func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 // traceLine is one JSON Lines record; Text replaces Args when the payload
 // has no JSON form.
 type traceLine struct {
-	Time  string          `json:"time"`
-	Event string          `json:"event"`
-	Args  json.RawMessage `json:"args,omitempty"`
-	Text  string          `json:"text,omitempty"`
+	Time  string `json:"time"`
+	Event string `json:"event"`
+	Args  any    `json:"args,omitempty"`
+	Text  string `json:"text,omitempty"`
 }

@@ -104,7 +104,11 @@ func (t *transcript) diff(path, before, after string) {
 
 // summary closes the transcript with the outcome, time and token usage.
 func (t *transcript) summary(end agent.TurnEnd, elapsed time.Duration) {
-	fmt.Fprintf(t.w, "turn %d ■ %s: %d steps in %s, tokens %s\n", end.Turn, end.Reason, end.Steps, elapsed.Round(time.Millisecond), end.Usage)
+	steps := "steps"
+	if end.Steps == 1 {
+		steps = "step"
+	}
+	fmt.Fprintf(t.w, "turn %d ■ %s: %d %s in %s, tokens %s\n", end.Turn, end.Reason, end.Steps, steps, elapsed.Round(time.Millisecond), end.Usage)
 }
 
 // rel shows workspace paths relative to it.
