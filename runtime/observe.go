@@ -54,6 +54,8 @@ type observation struct {
 	bus     *asyncBus
 }
 
+// pumpItem is one job for the pump: publish d on slot's topic, subscribe
+// slot's topic (d nil), or answer a flush (barrier).
 type pumpItem struct {
 	slot    *slot
 	d       *delivery
@@ -71,15 +73,21 @@ type asyncBus struct {
 	last    <-chan struct{} // done of the previous delivery
 }
 
-func (b *asyncBus) publish(s *slot, d *delivery) {
-	d.after, d.done = b.last, make(chan struct{})
-	b.last = d.done
+// subscribe registers the topic's adapter once: when its first observer
+// appears, or before its first publish (observed only through ObserveAll).
+func (b *asyncBus) subscribe(s *slot) {
 	if !b.topics[s] {
 		b.topics[s] = true
 		if err := b.bus.SubscribeAsync(s.name, b.deliver, false); err != nil {
 			panic(err) // b.deliver is a func: SubscribeAsync cannot fail
 		}
 	}
+}
+
+func (b *asyncBus) publish(s *slot, d *delivery) {
+	d.after, d.done = b.last, make(chan struct{})
+	b.last = d.done
+	b.subscribe(s)
 	b.bus.Publish(s.name, d)
 }
 
@@ -93,13 +101,13 @@ func (r *rt) initObservation() {
 // effect of ctx's fiber.
 func (r *rt) addObserver(ctx *Context, id uint32, name string, fn func(Note)) error {
 	o := &observer{ctx: ctx, fn: fn}
-	var list *atomic.Pointer[[]*observer]
-	if id == 0 {
-		list = &r.obs.all
-	} else {
+	var s *slot
+	list := &r.obs.all
+	if id != 0 {
 		r.mu.Lock()
-		list = &r.slotFor(id, name).observers
+		s = r.slotFor(id, name)
 		r.mu.Unlock()
+		list = &s.observers
 	}
 	_, err := ctx.fiber.track(func() error {
 		r.mu.Lock()
@@ -115,6 +123,9 @@ func (r *rt) addObserver(ctx *Context, id uint32, name string, fn func(Note)) er
 		r.obs.count.Add(1)
 		return nil
 	})
+	if err == nil && s != nil {
+		r.obs.enqueue(pumpItem{slot: s})
+	}
 	return err
 }
 
@@ -181,6 +192,10 @@ func (o *observation) pump() {
 			if it.barrier != nil {
 				o.bus.bus.WaitAsync()
 				close(it.barrier)
+				continue
+			}
+			if it.d == nil {
+				o.bus.subscribe(it.slot)
 				continue
 			}
 			o.bus.publish(it.slot, it.d)
