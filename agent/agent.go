@@ -42,9 +42,11 @@ type Agent struct {
 	session  *Session
 	maxSteps int
 
-	mu      sync.Mutex // serialises turns; guards history and turns
-	history []Message
-	turns   int
+	turnMu sync.Mutex // serialises turns; held while events and tools run
+
+	mu      sync.Mutex // guards history; held only to touch it, never around user code
+	history []Message  // appended only by the running turn
+	turns   int        // guarded by turnMu
 }
 
 // New returns an agent whose events are emitted on rt.
@@ -86,13 +88,16 @@ func (a *Agent) History() []Message {
 // TurnEnd.Err. Cancelling ctx aborts the turn: a running model call stops,
 // tool calls already started finish, and the rest get the registry's
 // before-dispatch results, so the history stays well formed.
+//
+// Turns run one at a time: Run waits for the running turn, so the agent's
+// own event listeners must not call it.
 func (a *Agent) Run(ctx context.Context, prompt string) (TurnEnd, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.turnMu.Lock()
+	defer a.turnMu.Unlock()
 	a.turns++
 	t := turn{Agent: a, ctx: ctx, end: TurnEnd{Session: a.session.ID(), Turn: a.turns}}
 	_ = TurnStartEvent.Emit(a.rt, TurnStart{Session: t.end.Session, Turn: t.end.Turn, Prompt: prompt})
-	a.history = append(a.history, Message{Role: RoleUser, Text: prompt})
+	a.record(Message{Role: RoleUser, Text: prompt})
 	t.play()
 	end := t.end
 	if end.Err != nil {
@@ -100,6 +105,13 @@ func (a *Agent) Run(ctx context.Context, prompt string) (TurnEnd, error) {
 	}
 	_ = TurnEndEvent.Emit(a.rt, end)
 	return end, end.Err
+}
+
+// record appends to the history.
+func (a *Agent) record(msgs ...Message) {
+	a.mu.Lock()
+	a.history = append(a.history, msgs...)
+	a.mu.Unlock()
 }
 
 // turn is the state of one Run.
@@ -141,6 +153,8 @@ func (t *turn) runStep() (more bool, err error) {
 	}
 	where := StepStart{Session: t.end.Session, Turn: t.end.Turn, Step: t.step}
 	_ = StepStartEvent.Emit(t.rt, where)
+	// Only this turn appends to the history, so reading it needs no lock;
+	// the capped slice keeps a model from appending into it.
 	resp, err := t.model.Complete(t.ctx, &Request{
 		System:   t.prompt.Assemble(),
 		Messages: t.history[:len(t.history):len(t.history)],
@@ -157,7 +171,7 @@ func (t *turn) runStep() (more bool, err error) {
 		msg.ToolCalls = nil
 		t.end.Reason = ReasonMaxTokens
 	}
-	t.history = append(t.history, msg)
+	t.record(msg)
 	t.end.Answer = msg.Text
 	_ = AssistantMessageEvent.Emit(t.rt, AssistantMessage{
 		Session: where.Session, Turn: where.Turn, Step: where.Step,
@@ -184,7 +198,7 @@ func (t *turn) runTools(toolCalls []ToolCall) {
 		if text == "" {
 			text = NoOutput
 		}
-		t.history = append(t.history, Message{Role: RoleTool, ToolCallID: calls[i].ID, Text: text})
+		t.record(Message{Role: RoleTool, ToolCallID: calls[i].ID, Text: text})
 		_ = ToolResultEvent.Emit(t.rt, ToolCallEnd{Session: t.end.Session, Turn: t.end.Turn, Step: t.step, Result: r})
 	}
 }

@@ -330,3 +330,20 @@ func BenchmarkScriptedTurn(b *testing.B) {
 		}
 	}
 }
+
+// No agent lock is held while listeners run: one may read the history (it
+// would deadlock otherwise), and it sees each result as soon as it is in.
+func TestListenersMayReadHistory(t *testing.T) {
+	f, a := newFixture(t, nil, deepseek.Config{})
+	var lens []int
+	agent.ToolResultEvent.On(f.rt, func(agent.ToolCallEnd) error {
+		lens = append(lens, len(a.History()))
+		return nil
+	})
+	if _, err := a.Run(context.Background(), scripted.Prompt); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(lens) != "[3 5 7 9]" {
+		t.Fatalf("history lengths %v", lens)
+	}
+}
