@@ -190,3 +190,68 @@ func TestItem33_EmitDoesNotAllocate(t *testing.T) {
 }
 
 type benchPayload struct{ N int }
+
+// TestItem32_ConcurrentTransitionsOnOneFiber hammers one fiber with
+// Restart, Update, Wait and provider churn from several goroutines, then
+// disposes it: transitions stay serialized (apply and teardown alternate),
+// nothing deadlocks, and nothing is left registered.
+func TestItem32_ConcurrentTransitionsOnOneFiber(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("item32c")
+	svc := runtime.NewService[int]("item32c")
+	var live, maxLive, applies atomic.Int32
+	f := mustPlugin(t, root, runtime.Configured("target", func(ctx *runtime.Context, c greetConfig) error {
+		applies.Add(1)
+		n := live.Add(1)
+		for {
+			m := maxLive.Load()
+			if n <= m || maxLive.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		if _, err := ev.On(ctx, func(int) error { return nil }); err != nil {
+			return err
+		}
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { live.Add(-1); return nil }, nil
+		})
+		return err
+	}, runtime.Inject("item32c")), nil)
+	var wg sync.WaitGroup
+	within(t, 10*time.Second, func() {
+		for g := range 6 {
+			wg.Go(func() {
+				for i := range 150 {
+					switch (g + i) % 4 {
+					case 0:
+						_ = f.Restart()
+					case 1:
+						_ = f.Update(map[string]any{"times": i%3 + 1})
+					case 2:
+						_ = f.Wait()
+						_ = ev.Emit(root, i)
+					case 3:
+						p := mustPlugin(t, root, runtime.Func("prov", func(ctx *runtime.Context) error {
+							if err := svc.Provide(ctx, i); !errors.Is(err, runtime.ErrServiceConflict) {
+								return err
+							}
+							return nil
+						}), nil)
+						_ = p.Dispose()
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+	if maxLive.Load() != 1 || applies.Load() < 10 {
+		t.Fatalf("%d applications (%d live at once at most)", applies.Load(), maxLive.Load())
+	}
+	t.Logf("%d applications", applies.Load())
+	if err := f.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if live.Load() != 0 || root.ListenerCount("item32c") != 0 || f.State() != runtime.Disposed {
+		t.Fatalf("live %d, listeners %d, state %v", live.Load(), root.ListenerCount("item32c"), f.State())
+	}
+}
