@@ -347,3 +347,23 @@ func TestListenersMayReadHistory(t *testing.T) {
 		t.Fatalf("history lengths %v", lens)
 	}
 }
+
+// finish_reason "length": the message may be cut, so its tool calls are
+// dropped, never run, and the turn ends with max-tokens.
+func TestLengthFinishDropsToolCalls(t *testing.T) {
+	script := []scripted.Step{{Text: "I will list", Calls: []scripted.Call{{Name: "list"}}, Finish: "length"}}
+	f, a := newFixture(t, script, deepseek.Config{})
+	end, err := a.Run(context.Background(), "go")
+	if err != nil || end.Reason != agent.ReasonMaxTokens || end.Steps != 1 || end.Answer != "I will list" {
+		t.Fatalf("end %+v, err %v", end, err)
+	}
+	h := a.History()
+	if len(h) != 2 || len(h[1].ToolCalls) != 0 {
+		t.Fatalf("history %+v", h)
+	}
+	for _, e := range f.log() {
+		if strings.HasPrefix(e, "tool-call") {
+			t.Fatalf("a tool ran: %v", f.log())
+		}
+	}
+}

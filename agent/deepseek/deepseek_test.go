@@ -209,6 +209,24 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+func TestReplyErrors(t *testing.T) {
+	tests := []struct {
+		step scripted.Step
+		code string
+	}{
+		{scripted.Step{Text: "filtered", Finish: "content_filter"}, agent.CodeFinish},
+		{scripted.Step{}, agent.CodeEmptyResponse},
+	}
+	for _, tt := range tests {
+		for _, noStream := range []bool{false, true} {
+			m, _ := serve(t, scripted.New([]scripted.Step{tt.step}), Config{NoStream: noStream})
+			if _, err := m.Complete(context.Background(), firstRequest()); !errors.Is(err, &agent.ModelError{Code: tt.code}) {
+				t.Errorf("%+v noStream=%v: err %v, want %s", tt.step, noStream, err, tt.code)
+			}
+		}
+	}
+}
+
 func TestRateLimitRetriedHonouringRetryAfter(t *testing.T) {
 	h := scripted.New(nil)
 	h.Inject(scripted.Fault{Status: 429, RetryAfter: "0"}, scripted.Fault{Status: 503})

@@ -30,6 +30,9 @@ type Step struct {
 	// Expect must occur in the tool results the request carries for the
 	// previous step (substring match).
 	Expect string `json:"expect,omitempty"`
+	// Finish overrides the finish reason ("length", "content_filter"...);
+	// by default it is "tool_calls" with calls and "stop" without.
+	Finish string `json:"finish,omitempty"`
 }
 
 // Call is one scripted tool call.

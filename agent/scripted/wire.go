@@ -208,6 +208,7 @@ func isString(raw json.RawMessage) bool {
 // completion is one reply, encodable streamed or whole.
 type completion struct {
 	id, model string
+	finishAs  string // overrides finish()
 	reasoning string
 	text      string
 	calls     []wireCall
@@ -237,7 +238,7 @@ type usage struct {
 // previous phase already saw.
 func (h *Handler) complete(phase int, req *request, bodyLen int) *completion {
 	step := h.Script[phase]
-	c := &completion{id: fmt.Sprintf("scripted-%d", phase), model: req.Model, reasoning: step.Reasoning, text: step.Text}
+	c := &completion{id: fmt.Sprintf("scripted-%d", phase), model: req.Model, finishAs: step.Finish, reasoning: step.Reasoning, text: step.Text}
 	out := len(step.Reasoning) + len(step.Text)
 	for i, sc := range step.Calls {
 		args := string(sc.Args)
@@ -266,6 +267,9 @@ func (h *Handler) complete(phase int, req *request, bodyLen int) *completion {
 }
 
 func (c *completion) finish() string {
+	if c.finishAs != "" {
+		return c.finishAs
+	}
 	if len(c.calls) > 0 {
 		return "tool_calls"
 	}
