@@ -41,6 +41,7 @@ type counting struct {
 	stats, reads, streams, seeks, seeksAt atomic.Int32
 	streamed                              atomic.Int64 // bytes delivered by StreamTextFrom
 	stale                                 atomic.Bool  // StreamTextFrom reports a changed file
+	onStream                              func()       // runs when a stream opens (not concurrently)
 }
 
 func (c *counting) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
@@ -62,6 +63,9 @@ func (c *counting) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version
 	c.seeks.Add(1)
 	if offset > 0 {
 		c.seeksAt.Add(1)
+	}
+	if c.onStream != nil {
+		c.onStream()
 	}
 	if c.stale.Load() {
 		return nil, fs.Errorf(fs.CodeStaleVersion, "cannot read %q: file changed since it was read", t.Path)
@@ -630,4 +634,108 @@ func TestPreAbortedCall(t *testing.T) {
 	if _, err := os.Stat(e.path("a.txt")); !os.IsNotExist(err) {
 		t.Fatalf("the file exists: %v", err)
 	}
+}
+
+// The provider rows as the model sees them through the tools, without the
+// policy: exact text, code, and what is on disk afterwards.
+func TestProviderRowsThroughTools(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		tool     string
+		args     args
+		want     string // exact text; an error text starts with "Error: "
+		code     string
+		disk     map[string]string
+		wantMode os.FileMode
+	}{
+		{name: "R-029 ancestor is a file", files: map[string]string{"afile": "x"}, tool: "write",
+			args: args{"file_path": "afile/child.txt", "content": "y"},
+			want: `Error: cannot resolve "{dir}/afile/child.txt": a parent path segment is not a directory`, code: fs.CodeNotFound},
+		{name: "R-081 write onto a directory", files: map[string]string{"d/x": ""}, tool: "write",
+			args: args{"file_path": "d", "content": "y"}, want: `Error: cannot write "{dir}/d": not a regular file`, code: fs.CodeNotRegularFile},
+		{name: "R-079 R-084 exact bytes, parents created, new file 0600", tool: "write",
+			args: args{"file_path": "p/q/new.txt", "content": "a\r\nb"}, want: writeEnvelope("{dir}/p/q/new.txt", "Created file"),
+			disk: map[string]string{"p/q/new.txt": "a\r\nb"}, wantMode: 0o600},
+		{name: "R-093 literal replacement", files: map[string]string{"a.txt": "x y"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "x", "new_string": "$&$1"}, want: "The file {dir}/a.txt has been updated successfully.",
+			disk: map[string]string{"a.txt": "$&$1 y"}},
+		{name: "R-094 no match", files: map[string]string{"a.txt": "abc"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "zz", "new_string": "y"}, want: `Error: old_string was not found in "{dir}/a.txt"`, code: fs.CodeEditNotFound},
+		{name: "R-095 ambiguous", files: map[string]string{"a.txt": "a a a"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "a", "new_string": "b"},
+			want: `Error: old_string matched 3 times in "{dir}/a.txt"; provide a more specific old_string or set replace_all to true`, code: fs.CodeAmbiguousEdit,
+			disk: map[string]string{"a.txt": "a a a"}},
+		{name: "R-096 non-overlapping count", files: map[string]string{"a.txt": "aaa"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "aa", "new_string": "X"}, want: "The file {dir}/a.txt has been updated successfully.",
+			disk: map[string]string{"a.txt": "Xa"}},
+		{name: "R-097 R-092 replace_all", files: map[string]string{"a.txt": "a a a"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "a", "new_string": "b", "replace_all": true},
+			want: "The file {dir}/a.txt has been updated. All occurrences were successfully replaced.", disk: map[string]string{"a.txt": "b b b"}},
+		{name: "R-092 wording follows the flag", files: map[string]string{"a.txt": "a b"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "a", "new_string": "c", "replace_all": true},
+			want: "The file {dir}/a.txt has been updated. All occurrences were successfully replaced.", disk: map[string]string{"a.txt": "c b"}},
+		{name: "R-098 empty new_string deletes", files: map[string]string{"a.txt": "keep-drop"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "-drop", "new_string": ""}, want: "The file {dir}/a.txt has been updated successfully.",
+			disk: map[string]string{"a.txt": "keep"}},
+		{name: "R-099 CRLF file keeps CRLF", files: map[string]string{"a.txt": "a\r\nOLD\r\nb\r\n"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "OLD", "new_string": "NEW"}, want: "The file {dir}/a.txt has been updated successfully.",
+			disk: map[string]string{"a.txt": "a\r\nNEW\r\nb\r\n"}},
+		{name: "R-100 BOM kept on edit (port decision)", files: map[string]string{"a.txt": "\ufeffold"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "old", "new_string": "new"}, want: "The file {dir}/a.txt has been updated successfully.",
+			disk: map[string]string{"a.txt": "\ufeffnew"}},
+		{name: "R-103 edit a directory", files: map[string]string{"d/x": ""}, tool: "edit",
+			args: args{"file_path": "d", "old_string": "a", "new_string": "b"}, want: `Error: cannot edit "{dir}/d": not a regular file`, code: fs.CodeNotRegularFile},
+		{name: "R-104 NUL anywhere", files: map[string]string{"a.txt": strings.Repeat("a", 9000) + "\x00"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "a", "new_string": "b", "replace_all": true}, want: `Error: cannot edit "{dir}/a.txt": binary file`, code: fs.CodeNotText},
+		{name: "R-104 invalid UTF-8", files: map[string]string{"a.txt": "a\xff"}, tool: "edit",
+			args: args{"file_path": "a.txt", "old_string": "a", "new_string": "b"}, want: `Error: cannot edit "{dir}/a.txt": invalid UTF-8 text`, code: fs.CodeNotText,
+			disk: map[string]string{"a.txt": "a\xff"}},
+		{name: "R-071 late NUL reads as text", files: map[string]string{"a.txt": strings.Repeat("a", 8192) + "\x00"}, tool: "read",
+			args: args{"file_path": "a.txt", "offset": 1, "limit": 1}, want: "<path>{dir}/a.txt</path>\n<type>file</type>\n<content>\n1: " + strings.Repeat("a", 2000) + "... (line truncated to 2000 chars)\n\n(End of file - total 1 lines)\n</content>"},
+		{name: "R-078 update reports the old text", files: map[string]string{"a.txt": "a\r\nb"}, tool: "write",
+			args: args{"file_path": "a.txt", "content": "c"}, want: writeEnvelope("{dir}/a.txt", "Updated file"), disk: map[string]string{"a.txt": "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, options{})
+			for name, content := range tt.files {
+				e.write(t, name, content)
+			}
+			r := e.call(newSession(e.dir), tt.tool, tt.args)
+			want := strings.ReplaceAll(tt.want, "{dir}", e.dir)
+			if tt.code != "" || strings.HasPrefix(want, "Error: ") {
+				wantError(t, r, want, tt.code)
+			} else {
+				wantText(t, r, want)
+			}
+			for name, content := range tt.disk {
+				if got := e.content(t, name); got != content {
+					t.Errorf("%s holds %q, want %q", name, got, content)
+				}
+			}
+			if tt.wantMode != 0 {
+				for name := range tt.disk {
+					if st, err := os.Stat(e.path(name)); err != nil || st.Mode().Perm() != tt.wantMode {
+						t.Errorf("%s mode %v (%v), want %v", name, st.Mode().Perm(), err, tt.wantMode)
+					}
+				}
+			}
+		})
+	}
+}
+
+// R-076, R-132: a read cancelled during its body fails with the provider's
+// "read aborted" and observes nothing.
+func TestReadCancelledDuringBody(t *testing.T) {
+	e := setup(t, options{policy: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	e.write(t, "a.txt", strings.Repeat("line\n", 100000))
+	ctx, cancel := context.WithCancel(context.Background())
+	e.fsys.onStream = cancel
+	s := newSession(e.dir)
+	r := e.tools.Execute(ctx, &registry.Call{ID: "1", Tool: "read", Args: json.RawMessage(`{"file_path":"a.txt"}`), Session: s})
+	wantError(t, r, "Error: read aborted", fs.CodeAborted)
+	e.fsys.onStream = nil
+	wantError(t, e.call(s, "edit", args{"file_path": "a.txt", "old_string": "line", "new_string": "x", "replace_all": true}),
+		`Error: edit requires reading "`+e.path("a.txt")+`" first`, fs.CodeNotObserved)
 }
