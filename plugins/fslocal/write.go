@@ -124,11 +124,12 @@ func postVersion(t fs.Target) fs.Version {
 
 // writeAtomic replaces the file at t.Key (already the real path: a
 // symlinked file keeps its link, a dangling link is replaced) with the
-// concatenation of parts and the permission bits mode. It stages in a private directory beside the
-// target, so the rename never crosses filesystems: ".<base>.<pid>.<nonce>.tmpdir"
-// (0700) holding "<base>.tmp" (O_EXCL, 0600), written, fsynced, chmodded,
-// renamed over the target; then the parent directory is fsynced so the
-// rename survives a crash. The staging directory is removed on every path.
+// concatenation of parts and the permission bits mode. It stages in a
+// private directory beside the target, so the rename never crosses
+// filesystems: ".<base>.<pid>.<nonce>.tmpdir" (0700) holding "<base>.tmp"
+// (O_EXCL, 0600), written, fsynced, chmodded, renamed over the target; then
+// the parent directory is fsynced so the rename survives a crash. The
+// staging directory is removed on every path.
 func writeAtomic(ctx context.Context, verb string, t fs.Target, mode uint32, parts ...string) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted(verb, err)
