@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/agent"
 	"github.com/gordis-run/gordis/agent/deepseek"
 	"github.com/gordis-run/gordis/agent/inproc"
@@ -328,6 +331,37 @@ func BenchmarkScriptedTurn(b *testing.B) {
 		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 5 {
 			b.Fatal(end, err)
 		}
+	}
+}
+
+// BenchmarkScriptedTurnRealTools is the keyless demo's turn on the default
+// deployment: the real list/read/edit tools on a temporary directory, the
+// read-before-write policy, atomic writes.
+func BenchmarkScriptedTurnRealTools(b *testing.B) {
+	dir := b.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	d, cleanup, err := gordis.Build(gordis.Options{Workspace: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cleanup()
+	model, err := deepseek.New(deepseek.Config{
+		APIKey: "offline", BaseURL: "http://scripted.invalid",
+		HTTPClient: &http.Client{Transport: inproc.Transport{Handler: scripted.New(nil)}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := os.WriteFile(notes, []byte("# Notes\nstatus: draft\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		a, _ := agent.New(d.Root, agent.Config{Model: model, Tools: d.Tools, Prompt: d.Prompt, Cwd: d.Workspace})
+		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 5 {
+			b.Fatal(end, err)
+		}
+		a.Close()
 	}
 }
 
