@@ -767,11 +767,12 @@ func testGuardedConcurrency(t *testing.T, newFS NewFS) {
 	for _, kind := range kinds {
 		t.Run(strings.ReplaceAll(kind, "/", "-"), func(t *testing.T) {
 			path := filepath.Join(root, strings.ReplaceAll(kind, "/", "-"))
+			symlink(t, filepath.Base(path), path+".link")
 			for round := 0; round < rounds; round++ {
 				put(t, path, "seed x")
-				// Two spellings of one file: the lock must be by key.
+				// The file and a symlink to it: the lock must be by key.
 				tg := resolve(t, fsys, path)
-				alias := resolve(t, fsys, filepath.Join(root, ".", filepath.Base(path)))
+				alias := resolve(t, fsys, path+".link")
 				v := version(t, fsys, tg)
 				var wg sync.WaitGroup
 				errs := make([]error, racers)
