@@ -1,6 +1,11 @@
 package toolfs
 
-import "github.com/gordis-run/gordis/plugins/fs"
+import (
+	"context"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/registry"
+)
 
 // WriteResult is the canonical value of a write call. Before is nil on
 // create, or when the replaced file was not text; both texts are LF-normalised.
@@ -35,4 +40,53 @@ func renderEdit(r *EditResult) string {
 		return "The file " + r.Path + " has been updated. All occurrences were successfully replaced."
 	}
 	return "The file " + r.Path + " has been updated successfully."
+}
+
+// write asks the single decision slot for a guard (none without a policy),
+// writes, and records the post-write version. The tool itself never stats.
+func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs) (*WriteResult, error) {
+	if err := args.validate(); err != nil {
+		return nil, err
+	}
+	fsys, target, err := t.resolve(ctx, call, args.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	intent, err := fs.WriteIntentEvent.Run(t.rt, fs.IntentRequest{Target: target, Actor: call},
+		func() (*fs.WriteIntent, error) { return nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	out, err := fsys.WriteText(ctx, target, args.Content, intent)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: out.Version, Actor: call}); err != nil {
+		return nil, err
+	}
+	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After}, nil
+}
+
+// edit is write's twin over EditText.
+func (t *toolset) edit(ctx context.Context, call *registry.Call, args editArgs) (*EditResult, error) {
+	if err := args.validate(); err != nil {
+		return nil, err
+	}
+	fsys, target, err := t.resolve(ctx, call, args.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	intent, err := fs.EditIntentEvent.Run(t.rt, fs.IntentRequest{Target: target, Actor: call},
+		func() (*fs.EditIntent, error) { return nil, nil })
+	if err != nil {
+		return nil, err
+	}
+	out, err := fsys.EditText(ctx, target, fs.EditRequest{Old: args.OldString, New: args.NewString, ReplaceAll: args.ReplaceAll}, intent)
+	if err != nil {
+		return nil, err
+	}
+	if err := fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: out.Version, Actor: call}); err != nil {
+		return nil, err
+	}
+	return &EditResult{Path: target.Path, Before: out.Before, After: out.After, replaceAll: args.ReplaceAll}, nil
 }

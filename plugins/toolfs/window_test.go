@@ -25,7 +25,7 @@ func scanChunked(text string, caps windowCaps, offset, limit, size int) (*ReadRe
 		b = b[n:]
 	}
 	total := w.finish()
-	return readPage("/abs/a.txt", readRequest{offset: offset, limit: limit}, w.lines, total)
+	return newReadResult("/abs/a.txt", readRequest{offset: offset, limit: limit}, w.lines, total)
 }
 
 func TestReadRender(t *testing.T) {
@@ -168,7 +168,7 @@ func TestIndexedStartMatchesWholeScan(t *testing.T) {
 			w.feed(rest[:min(5, len(rest))])
 		}
 		w.finish()
-		got, _ := readPage("/abs/a.txt", readRequest{offset: offset, limit: 3}, w.lines, total)
+		got, _ := newReadResult("/abs/a.txt", readRequest{offset: offset, limit: 3}, w.lines, total)
 		if renderRead(got) != renderRead(want) {
 			t.Fatalf("offset %d: got %q want %q", offset, renderRead(got), renderRead(want))
 		}
@@ -225,8 +225,27 @@ func FuzzReadWindow(f *testing.F) {
 		if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 			t.Fatalf("errors differ: %v / %v", wantErr, gotErr)
 		}
-		if wantErr == nil && renderRead(got) != renderRead(want) {
+		if wantErr != nil {
+			return
+		}
+		if renderRead(got) != renderRead(want) {
 			t.Fatalf("chunk %d: %q != %q", chunk, renderRead(got), renderRead(want))
+		}
+		// The cached path: index the text densely, then start from the
+		// closest indexed line and stop once the page is full.
+		index := &indexBuilder{stride: 1 + chunk%3}
+		w := newWindow(caps, 1, 1, 1, 0, index)
+		w.feed([]byte(text))
+		idx := index.freeze(w.finish())
+		line, pos := idx.start(offset)
+		w = newWindow(caps, offset, limit, line, pos, nil)
+		for rest := []byte(text[pos:]); len(rest) > 0 && !w.full; rest = rest[min(chunk, len(rest)):] {
+			w.feed(rest[:min(chunk, len(rest))])
+		}
+		w.finish()
+		indexed, err := newReadResult("/abs/a.txt", readRequest{offset: offset, limit: limit}, w.lines, idx.total)
+		if err != nil || renderRead(indexed) != renderRead(want) {
+			t.Fatalf("indexed: %v %q != %q", err, renderRead(indexed), renderRead(want))
 		}
 	})
 }

@@ -1,0 +1,71 @@
+package toolfs
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// toolset is one application of the plugin: its config, the runtime context
+// its events are dispatched on, and the line indexes of large files it read.
+type toolset struct {
+	rt    *runtime.Context
+	cfg   Config
+	caps  windowCaps
+	lines *lineCache
+}
+
+func newToolset(rt *runtime.Context, cfg Config) *toolset {
+	return &toolset{
+		rt:    rt,
+		cfg:   cfg,
+		caps:  windowCaps{maxRunes: cfg.ReadMaxLineLength, maxBytes: cfg.ReadMaxBytes},
+		lines: newLineCache(),
+	}
+}
+
+// resolve turns a path into a target against the calling session's
+// workspace, with the provider the plugin currently injects.
+func (t *toolset) resolve(ctx context.Context, call *registry.Call, path string) (fs.FileSystem, fs.Target, error) {
+	fsys, err := fs.Service.Get(t.rt)
+	if err != nil {
+		return nil, fs.Target{}, err
+	}
+	target, err := fsys.Resolve(ctx, path, sessionCwd(call, path))
+	return fsys, target, err
+}
+
+// sessionCwd is the calling session's workspace ("" lets the provider use
+// its own). When the workspace or the request walks up with "..", the
+// workspace is replaced by its real path so ".." means the real parent; an
+// ordinary request keeps the workspace's own spelling in every message.
+func sessionCwd(call *registry.Call, path string) string {
+	if call == nil || call.Session == nil {
+		return ""
+	}
+	cwd := call.Session.Cwd()
+	if cwd == "" || !(hasParentSegment(cwd) || hasParentSegment(path)) {
+		return cwd
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		return real
+	}
+	return cwd
+}
+
+// hasParentSegment reports a ".." segment, with "/" or "\" as separators.
+func hasParentSegment(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// quoted puts a path in double quotes verbatim, as every message does.
+func quoted(path string) string { return `"` + path + `"` }
