@@ -739,3 +739,35 @@ func TestReadCancelledDuringBody(t *testing.T) {
 	wantError(t, e.call(s, "edit", args{"file_path": "a.txt", "old_string": "line", "new_string": "x", "replace_all": true}),
 		`Error: edit requires reading "`+e.path("a.txt")+`" first`, fs.CodeNotObserved)
 }
+
+// R-009: the tools wait for the fs service, appear when the provider plugin
+// is applied, and go (schemas and prompt sections) when it is disposed.
+func TestFollowsTheProvider(t *testing.T) {
+	dir := t.TempDir()
+	root := quietRoot()
+	t.Cleanup(func() { root.Close() })
+	mustPlug(t, root, registry.Plugin, nil)
+	tools, _ := registry.Tools.Lookup(root)
+	prompt, _ := registry.Prompts.Lookup(root)
+	f, err := root.Plugin(toolfs.Plugin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.State() != runtime.Pending || len(tools.Definitions()) != 0 {
+		t.Fatalf("without fs: %s with %d tools", f.State(), len(tools.Definitions()))
+	}
+	provider := mustPlug(t, root, fslocal.Plugin, fslocal.Config{Cwd: dir})
+	if err := f.Wait(); err != nil || f.State() != runtime.Active || len(tools.Definitions()) != 4 {
+		t.Fatalf("with fs: %s (%v) with %d tools", f.State(), err, len(tools.Definitions()))
+	}
+	r := tools.Execute(context.Background(), &registry.Call{ID: "1", Tool: "write", Args: json.RawMessage(`{"file_path":"a.txt","content":"x"}`)})
+	if r.IsError || !strings.HasSuffix(r.Text, "Created file\n</content>") {
+		t.Fatalf("write through fslocal.Plugin: %q", r.Text)
+	}
+	if err := provider.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tools.Definitions()); n != 0 || strings.Contains(prompt.Assemble(), "read tool") {
+		t.Fatalf("after the provider left: %d tools, prompt %q", n, prompt.Assemble())
+	}
+}
