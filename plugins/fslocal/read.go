@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 	"unsafe"
@@ -235,8 +236,18 @@ func newStream(ctx context.Context, file *os.File, path string, pos int64, strip
 		file.Close()
 		return nil, err
 	}
-	return &textStream{ctx: ctx, file: file, path: path, buf: make([]byte, bufSize), stripBOM: stripBOM}, nil
+	var buf []byte
+	if bufSize == streamBuf {
+		buf = *streamBufs.Get().(*[]byte)
+	} else {
+		buf = make([]byte, bufSize)
+	}
+	return &textStream{ctx: ctx, file: file, path: path, buf: buf, stripBOM: stripBOM}, nil
 }
+
+// streamBufs recycles stream buffers: a paged read opens a short stream per
+// page, and a fresh 64 KiB allocation would cost more than the page.
+var streamBufs = sync.Pool{New: func() any { b := make([]byte, streamBuf); return &b }}
 
 func (s *textStream) Read(p []byte) (int, error) {
 	for s.r == s.w {
@@ -273,7 +284,18 @@ func (s *textStream) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-func (s *textStream) Close() error { return s.file.Close() }
+// Close releases the file and the buffer; a later Read fails.
+func (s *textStream) Close() error {
+	if s.buf == nil {
+		return os.ErrClosed
+	}
+	if len(s.buf) == streamBuf {
+		buf := s.buf
+		streamBufs.Put(&buf)
+	}
+	s.buf, s.r, s.w, s.n, s.err = nil, 0, 0, 0, os.ErrClosed
+	return s.file.Close()
+}
 
 // fill refills buf once everything validated was handed out: it keeps the
 // carried bytes, reads more, and validates up to the last complete sequence.
