@@ -171,7 +171,10 @@ func (t *turn) runStep() (more bool, err error) {
 		msg.ToolCalls = nil
 		t.end.Reason = ReasonMaxTokens
 	}
-	t.record(msg)
+	if msg.Text != "" || len(msg.ToolCalls) > 0 {
+		// An assistant message with neither is invalid in any later request.
+		t.record(msg)
+	}
 	t.end.Answer = msg.Text
 	_ = AssistantMessageEvent.Emit(t.rt, AssistantMessage{
 		Session: where.Session, Turn: where.Turn, Step: where.Step,

@@ -382,6 +382,20 @@ func TestListenersMayReadHistory(t *testing.T) {
 	}
 }
 
+// A length finish in the middle of the tool-call arguments leaves no text:
+// nothing enters the history, so the next turn's request stays valid.
+func TestLengthFinishWithNothingLeft(t *testing.T) {
+	script := []scripted.Step{{Calls: []scripted.Call{{Name: "list"}}, Finish: "length"}}
+	f, a := newFixture(t, script, deepseek.Config{})
+	if end, err := a.Run(context.Background(), "go"); err != nil || end.Reason != agent.ReasonMaxTokens {
+		t.Fatalf("end %+v, err %v", end, err)
+	}
+	f.server.Script = []scripted.Step{{Text: "fine"}}
+	if end, err := a.Run(context.Background(), "again"); err != nil || end.Answer != "fine" {
+		t.Fatalf("next turn %+v, %v", end, err)
+	}
+}
+
 // finish_reason "length": the message may be cut, so its tool calls are
 // dropped, never run, and the turn ends with max-tokens.
 func TestLengthFinishDropsToolCalls(t *testing.T) {

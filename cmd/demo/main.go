@@ -184,7 +184,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	end, err := a.Run(ctx, prompt)
 	tr.summary(end, time.Since(start))
 	if end.Reason != agent.ReasonCompleted {
-		if err == nil {
+		switch {
+		case end.Reason == agent.ReasonAborted:
+			err = errors.New("interrupted")
+		case err == nil:
 			err = fmt.Errorf("the turn stopped after %d steps (%s)", end.Steps, end.Reason)
 		}
 		fmt.Fprintln(stderr, "demo:", err)
