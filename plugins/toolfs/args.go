@@ -40,13 +40,12 @@ const readLimitDescription = "Maximum number of lines to return. Defaults to 200
 
 // Validation failures are plain errors: the model sees the message and no code.
 var (
-	errFilePath      = errors.New("file_path must be a non-empty string")
-	errPath          = errors.New("path must be a non-empty string when given")
-	errOffset        = errors.New("offset must be a positive integer")
-	errLimit         = errors.New("limit must be a positive integer")
-	errOldEmpty      = errors.New("old_string must be a non-empty string")
-	errOldEqualsNew  = errors.New("old_string and new_string must differ")
-	errNonFiniteArgs = errors.New("tool execution arguments must be losslessly JSON-serializable")
+	errFilePath     = errors.New("file_path must be a non-empty string")
+	errPath         = errors.New("path must be a non-empty string when given")
+	errOffset       = errors.New("offset must be a positive integer")
+	errLimit        = errors.New("limit must be a positive integer")
+	errOldEmpty     = errors.New("old_string must be a non-empty string")
+	errOldEqualsNew = errors.New("old_string and new_string must differ")
 )
 
 // maxExactInt is the largest float64 below which every integer is exact;
@@ -54,19 +53,15 @@ var (
 const maxExactInt = 1 << 53
 
 // positiveInt validates an optional integer-valued number (2.0 counts) and
-// returns def when it is absent.
+// returns def when it is absent. JSON carries no NaN or infinity.
 func positiveInt(v *float64, def int, invalid error) (int, error) {
 	if v == nil {
 		return def, nil
 	}
-	f := *v
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, errNonFiniteArgs
-	}
-	if f < 1 || f != math.Trunc(f) {
+	if f := *v; f < 1 || f != math.Trunc(f) {
 		return 0, invalid
 	}
-	return int(min(f, maxExactInt)), nil
+	return int(min(*v, maxExactInt)), nil
 }
 
 type listRequest struct {
