@@ -200,9 +200,12 @@ func testStat(t *testing.T, newFS NewFS) {
 	if err != nil || dir == nil || dir.Type != fs.TypeDirectory {
 		t.Fatalf("Stat(dir) = %+v, %v", dir, err)
 	}
-	for _, p := range []string{"missing.txt", "no/such/dir/x"} {
-		if info, err := fsys.Stat(ctx, resolve(t, fsys, p)); info != nil || err != nil {
-			t.Errorf("Stat(%s) = %+v, %v; want nil, nil", p, info, err)
+	// absent, also when an ancestor turned out to be a file.
+	later := resolve(t, fsys, "later/x.txt")
+	put(t, filepath.Join(root, "later"), "now a file")
+	for _, tg := range []fs.Target{resolve(t, fsys, "missing.txt"), resolve(t, fsys, "no/such/dir/x"), later} {
+		if info, err := fsys.Stat(ctx, tg); info != nil || err != nil {
+			t.Errorf("Stat(%s) = %+v, %v; want nil, nil", tg.Path, info, err)
 		}
 	}
 	// a same-size rewrite with the mtime restored still changes the version.
