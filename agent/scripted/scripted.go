@@ -162,7 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if _, err := w.Write(e); err != nil {
 				return
 			}
-			w.(http.Flusher).Flush()
+			flush(w)
 		}
 	}
 }
@@ -171,7 +171,14 @@ func startStream(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
+	flush(w)
+}
+
+// flush sends what was written so far, when the writer can.
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // writeError answers in DeepSeek's error shape.
