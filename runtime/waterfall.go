@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -36,8 +37,9 @@ func (w Waterfall[A, R]) On(ctx *Context, fn func(args A, next Next[R]) (R, erro
 
 // Run dispatches; with no listeners the result is fallback's (a nil fallback
 // yields the zero R). Calling next twice makes the run fail with
-// ErrNextCalledTwice; a panic anywhere in the chain becomes its error. next
-// is valid only until Run returns.
+// ErrNextCalledTwice. A panic anywhere in the chain unwinds it and becomes
+// the run's *PanicError (logged and reported for a listener). next is valid
+// only until Run returns.
 func (w Waterfall[A, R]) Run(ctx *Context, args A, fallback func() (R, error)) (R, error) {
 	var c *chain[A, R]
 	if w.chains != nil {
@@ -45,21 +47,20 @@ func (w Waterfall[A, R]) Run(ctx *Context, args A, fallback func() (R, error)) (
 	} else {
 		c = new(chain[A, R])
 	}
-	c.rt, c.name, c.ls, c.args, c.fallback = ctx.rt, w.name, ctx.rt.snapshot(w.id), args, fallback
-	if len(c.ls) > 64 {
-		c.more = make([]atomic.Bool, len(c.ls))
-	}
-	gen := c.gen.Load()
-	res, err := c.run(0, gen)
+	ls := ctx.rt.snapshot(w.id)
+	c.rt, c.name, c.ls, c.args, c.fallback = ctx.rt, w.name, ls, args, fallback
+	c.called = slices.Grow(c.called[:0], len(ls))[:len(ls)]
+	clear(c.called)
+	res, err := c.start()
 	if err == nil && c.fault != nil {
 		var zero R
 		res, err = zero, c.fault
 	}
-	// Invalidate every next of this run, then recycle the chain.
+	// Invalidate every next of this run, drop what the run referenced, and
+	// recycle the chain.
 	c.gen.Add(1)
 	var zeroArgs A
-	c.rt, c.ls, c.args, c.fallback, c.more, c.fault = nil, nil, zeroArgs, nil, nil, nil
-	c.called.Store(0)
+	c.ls, c.args, c.fallback, c.fault = nil, zeroArgs, nil, nil
 	if w.chains != nil {
 		w.chains.Put(c)
 	}
@@ -71,9 +72,11 @@ var errNextAfterReturn = errors.New("runtime: next() called after the waterfall 
 
 // chain is the state of one waterfall run, recycled through a pool; gen
 // tells a run's next functions from a later run's. Only the small closure
-// handed to each listener reached is allocated. called records which
-// listeners already called next; fault records misuse (next twice) or a
-// panic, so a listener that swallows next's error cannot hide it.
+// handed to each listener reached is allocated. called[i] records that
+// listener i called next; fault records misuse (next twice), so a listener
+// that swallows next's error cannot hide it. A chain is used by
+// one run at a time, and next calls are sequential, so only gen (read by a
+// late next from any goroutine) is atomic.
 type chain[A, R any] struct {
 	rt       *rt
 	name     string
@@ -81,58 +84,60 @@ type chain[A, R any] struct {
 	args     A
 	fallback func() (R, error)
 	gen      atomic.Uint64
-	called   atomic.Uint64 // bit i: listener i called next
-	more     []atomic.Bool // instead of called, for chains over 64 listeners
+	called   []bool
+	cur      int // index of the listener running now; len(ls) for the fallback
 	fault    error
 }
 
 func (c *chain[A, R]) next(i int, gen uint64) (R, error) {
+	var zero R
 	if c.gen.Load() != gen {
-		var zero R
 		return zero, errNextAfterReturn
 	}
-	var twice bool
-	if c.more != nil {
-		twice = c.more[i].Swap(true)
-	} else {
-		bit := uint64(1) << i
-		twice = c.called.Or(bit)&bit != 0
-	}
-	if twice {
-		var zero R
+	if c.called[i] {
 		if c.fault == nil {
 			c.fault = ErrNextCalledTwice
 		}
 		return zero, ErrNextCalledTwice
 	}
-	return c.run(i+1, gen)
+	c.called[i] = true
+	res, err := c.run(i+1, gen)
+	c.cur = i // back in listener i
+	return res, err
 }
 
-func (c *chain[A, R]) run(i int, gen uint64) (res R, err error) {
-	if i == len(c.ls) {
-		if c.fallback == nil {
-			return res, nil
-		}
-		defer func() {
-			if p := recover(); p != nil {
-				err = recovered(p)
-				c.fault = err
+// start runs the chain with one recover for all of it: a panic, in a
+// listener or in the fallback, unwinds the whole chain (like a throw in
+// Cordis) and becomes the run's error. cur tells whose code panicked.
+func (c *chain[A, R]) start() (res R, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero R
+			res, err = zero, recovered(p)
+			if c.cur < len(c.ls) {
+				c.rt.listenerFailed(c.ls[c.cur], c.name, err)
+			} else {
 				c.rt.logger.Error("waterfall fallback panicked", "event", c.name, "error", err)
 			}
-		}()
+		}
+	}()
+	return c.run(0, c.gen.Load())
+}
+
+func (c *chain[A, R]) run(i int, gen uint64) (R, error) {
+	c.cur = i
+	if i == len(c.ls) {
+		if c.fallback == nil {
+			var zero R
+			return zero, nil
+		}
 		return c.fallback()
 	}
 	l := c.ls[i]
-	defer func() {
-		if p := recover(); p != nil {
-			err = recovered(p)
-			c.fault = err
-			c.rt.listenerFailed(l, c.name, err)
-		}
-	}()
 	fn, ok := l.fn.(func(A, Next[R]) (R, error))
 	if !ok {
-		return res, mismatch(c.name, l.fn)
+		var zero R
+		return zero, mismatch(c.name, l.fn)
 	}
 	return fn(c.args, func() (R, error) { return c.next(i, gen) })
 }
