@@ -61,7 +61,7 @@ func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs
 	if err != nil {
 		return nil, err
 	}
-	if err := fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: out.Version, Actor: call}); err != nil {
+	if err := t.observed(call, target, out.Version); err != nil {
 		return nil, err
 	}
 	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After}, nil
@@ -85,7 +85,7 @@ func (t *toolset) edit(ctx context.Context, call *registry.Call, args editArgs) 
 	if err != nil {
 		return nil, err
 	}
-	if err := fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: out.Version, Actor: call}); err != nil {
+	if err := t.observed(call, target, out.Version); err != nil {
 		return nil, err
 	}
 	return &EditResult{Path: target.Path, Before: out.Before, After: out.After, replaceAll: args.ReplaceAll}, nil

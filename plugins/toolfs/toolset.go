@@ -39,6 +39,13 @@ func (t *toolset) resolve(ctx context.Context, call *registry.Call, path string)
 	return fsys, target, err
 }
 
+// observed announces that call saw target at v, after a successful read,
+// write or edit. Listeners are recorders; an error one returns becomes the
+// call's error even though the operation already happened.
+func (t *toolset) observed(call *registry.Call, target fs.Target, v fs.Version) error {
+	return fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: v, Actor: call})
+}
+
 // sessionCwd is the calling session's workspace ("" lets the provider use
 // its own). When the workspace or the request walks up with "..", the
 // workspace is replaced by its real path so ".." means the real parent; an
