@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // State is a fiber's lifecycle state.
@@ -230,16 +231,32 @@ func (f *Fiber) Wait() error {
 }
 
 func (f *Fiber) waitIdleLocked() {
+	warned := false
 	for f.busy {
 		if f.idle == nil {
 			f.idle = make(chan struct{})
 		}
 		ch := f.idle
 		f.mu.Unlock()
-		<-ch
+		if warned {
+			<-ch
+		} else {
+			select {
+			case <-ch:
+			case <-time.After(slowTransition):
+				// A slow apply, or the apply waiting for itself.
+				f.logger().Warn("still waiting for the plugin's apply; if this call comes from the apply itself, it never returns",
+					"waited", slowTransition)
+				warned = true
+			}
+		}
 		f.mu.Lock()
 	}
 }
+
+// slowTransition is how long a wait for a transition lasts before it is
+// reported as a likely self-deadlock.
+const slowTransition = 10 * time.Second
 
 // waitApplyLocked waits for an apply running on another goroutine. It does
 // not wait for other transitions: those may be running on the caller's own
