@@ -256,7 +256,7 @@ func (f *Fiber) waitIdleLocked() {
 
 // slowTransition is how long a wait for a transition lasts before it is
 // reported as a likely self-deadlock.
-const slowTransition = 10 * time.Second
+var slowTransition = 10 * time.Second
 
 // waitApplyLocked waits for an apply running on another goroutine. It does
 // not wait for other transitions: those may be running on the caller's own
