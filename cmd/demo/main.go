@@ -46,7 +46,10 @@ Model:
   lists the workspace, reads notes.md, edits "status: draft" to
   "status: reviewed", reads it again and answers. It is an OpenAI-compatible
   server running in-process, behind the same DeepSeek adapter the real API
-  uses, and it rejects protocol mistakes as DeepSeek would.
+  uses, and it rejects protocol mistakes as DeepSeek would. --script plays
+  another conversation: a JSON array of steps, each with optional
+  "reasoning", "calls" ([{"name", "args"}]) or "text", and "expect" (text the
+  previous tool results must contain).
   With DEEPSEEK_API_KEY set, DeepSeek runs the turn on --prompt.
 
 Environment:
@@ -87,6 +90,7 @@ type demoFlags struct {
 	trace     string
 	maxSteps  int
 	offline   bool
+	script    string
 }
 
 // newFlags declares the flags of `demo`; `demo tools` and `demo prompt`
@@ -106,6 +110,7 @@ func newFlags(name string, stdout io.Writer, f *demoFlags, inspect bool) *flag.F
 	fl.StringVar(&f.trace, "trace", "", "write every observed runtime event to `FILE` as JSON Lines")
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "stop the turn after `N` steps")
 	fl.BoolVar(&f.offline, "offline", false, "use the scripted model even when DEEPSEEK_API_KEY is set")
+	fl.StringVar(&f.script, "script", "", "play the scripted conversation in `FILE` (JSON, the format of agent/scripted/script.json)\ninstead of the built-in one; implies --offline")
 	return fl
 }
 
@@ -298,7 +303,7 @@ func deploy(dir string, stderr io.Writer) (*gordis.Deployment, func(), error) {
 // scripted model in-process; it returns the mode line and the prompt to run.
 func chooseModel(f demoFlags) (agent.Model, string, string, error) {
 	cfg := deepseek.ConfigFromEnv(os.Getenv)
-	if cfg.APIKey != "" && !f.offline {
+	if cfg.APIKey != "" && !f.offline && f.script == "" {
 		m, err := deepseek.New(cfg)
 		if err != nil {
 			return nil, "", "", err
@@ -313,11 +318,22 @@ func chooseModel(f demoFlags) (agent.Model, string, string, error) {
 	if f.offline {
 		why = "--offline"
 	}
+	var script []scripted.Step
+	if f.script != "" {
+		why = "--script " + f.script
+		data, err := os.ReadFile(f.script)
+		if err != nil {
+			return nil, "", "", err
+		}
+		if err := json.Unmarshal(data, &script); err != nil || len(script) == 0 {
+			return nil, "", "", fmt.Errorf("script %s: want a non-empty JSON array of steps (%v)", f.script, err)
+		}
+	}
 	m, err := deepseek.New(deepseek.Config{
 		APIKey:     "offline",
 		BaseURL:    "http://scripted.invalid",
 		Model:      "scripted",
-		HTTPClient: &http.Client{Transport: inproc.Transport{Handler: scripted.New(nil)}},
+		HTTPClient: &http.Client{Transport: inproc.Transport{Handler: scripted.New(script)}},
 	})
 	if err != nil {
 		return nil, "", "", err

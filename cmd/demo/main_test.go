@@ -161,7 +161,7 @@ func TestPrompt(t *testing.T) {
 
 func TestHelpAndUsageErrors(t *testing.T) {
 	code, out, _ := runDemoT(t, "--help")
-	for _, w := range []string{"DEEPSEEK_API_KEY", "DEEPSEEK_MODEL", "DEEPSEEK_BASE_URL", "demo tools", "demo prompt", "demo replay", "-workspace", "-trace", "-prompt", "-offline", "-max-steps"} {
+	for _, w := range []string{"DEEPSEEK_API_KEY", "DEEPSEEK_MODEL", "DEEPSEEK_BASE_URL", "demo tools", "demo prompt", "demo replay", "-workspace", "-trace", "-prompt", "-offline", "-max-steps", "-script"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("--help lacks %q", w)
 		}
@@ -173,5 +173,21 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		if code, _, errOut := runDemoT(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
+	}
+}
+
+func TestDemoScriptFlag(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.json")
+	os.WriteFile(script, []byte(`[{"calls":[{"name":"write","args":{"file_path":"new.txt","content":"hi\n"}}]},{"expect":"Created file","text":"Wrote new.txt."}]`), 0o644)
+	code, out, errOut := runDemoT(t, "--workspace", dir, "--script", script)
+	if code != 0 || !strings.Contains(out, "mode: scripted model (--script ") ||
+		!strings.Contains(out, "✓ create new.txt\n             --- new.txt\n             +++ new.txt\n             @@ -0,0 +1 @@\n             +hi\n") ||
+		!strings.Contains(out, "◀ Wrote new.txt.") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	os.WriteFile(script, []byte(`{}`), 0o644)
+	if code, _, errOut := runDemoT(t, "--script", script); code != 1 || !strings.Contains(errOut, "non-empty JSON array") {
+		t.Fatalf("bad script: exit %d, %s", code, errOut)
 	}
 }
