@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// replay runs `demo replay args...` in process with input on stdin.
+func replay(t *testing.T, input string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = runReplay(args, strings.NewReader(input), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// replayWorkspace returns a temporary workspace holding a.txt = "one\n".
+func replayWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// wantReplayLines compares output lines exactly; $WS stands for the workspace.
+func wantReplayLines(t *testing.T, got, ws string, want ...string) {
+	t.Helper()
+	gotLines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if got == "" {
+		gotLines = nil
+	}
+	for i := range max(len(gotLines), len(want)) {
+		var g, w string
+		if i < len(gotLines) {
+			g = gotLines[i]
+		}
+		if i < len(want) {
+			w = strings.ReplaceAll(want[i], "$WS", ws)
+		}
+		if g != w {
+			t.Errorf("output line %d:\n got %s\nwant %s", i+1, g, w)
+		}
+	}
+}
+
+const (
+	editOne        = `{"tool":"edit","args":{"file_path":"a.txt","old_string":"one","new_string":"two"}`
+	notObserved    = `"isError":true,"text":"Error: edit requires reading \"$WS/a.txt\" first","error":{"message":"edit requires reading \"$WS/a.txt\" first","name":"FsError","code":"FS_NOT_OBSERVED"}}`
+	edited         = `"isError":false,"text":"The file $WS/a.txt has been updated successfully.","value":{"path":"$WS/a.txt","before":"one\n","after":"two\n"}}`
+	readOne        = `"isError":false,"text":"<path>$WS/a.txt</path>\n<type>file</type>\n<content>\n1: one\n\n(End of file - total 1 lines)\n</content>","value":{"path":"$WS/a.txt","offset":1,"lines":[{"number":1,"text":"one"}],"totalLines":1}}`
+	abortedEarly   = `"isError":true,"text":"Error: tool call aborted before dispatch","error":{"message":"tool call aborted before dispatch","name":"AbortError","code":"ABORTED_BEFORE_DISPATCH"}}`
+	listWorkspace  = `"isError":false,"text":"<path>$WS</path>\n<type>directory</type>\n<content>\na.txt\n\n(1 entry: 0 directories, 1 file)\n</content>","value":{"path":"$WS","offset":1,"entries":[{"name":"a.txt","type":"file"}],"totalEntries":1,"counts":{"directories":0,"files":1,"other":0}}}`
+	badOffsetPlain = `"isError":true,"text":"Error: offset must be a positive integer","error":{"message":"offset must be a positive integer"}}`
+)
+
+// Every field of the format, under the policy: sessions (default and named,
+// kept apart by the policy), cancel on a call and on a batch, batches, blank
+// lines, and both result shapes (error with and without name and code).
+func TestReplayPolicy(t *testing.T) {
+	ws := replayWorkspace(t)
+	input := strings.Join([]string{
+		editOne + `}`, // not read yet: refused
+		``,            // blank lines are skipped
+		`   `,
+		`{"tool":"read","args":{"file_path":"a.txt"}}`,
+		editOne + `,"session":"other"}`, // another session has not read it
+		editOne + `,"session":"main"}`,  // main has
+		`{"tool":"read","args":{"file_path":"a.txt"},"cancel":true}`,
+		`{"tool":"nope"}`,
+		`{"batch":[{"tool":"list"},{"tool":"read","args":{"file_path":"a.txt","offset":0},"session":"other"}]}`,
+		`{"batch":[{"tool":"list","args":{}}],"cancel":true}`,
+		`{"tool":"read","args":{"file_path":"missing.txt"}}`,
+		`{"tool":"read","args":{"file_path":5}}`,
+	}, "\n") // no final newline: the last line still runs
+	code, stdout, stderr := replay(t, input, "--workspace", ws)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	wantReplayLines(t, stdout, ws,
+		`{"tool":"edit","session":"main",`+notObserved,
+		`{"tool":"read","session":"main",`+readOne,
+		`{"tool":"edit","session":"other",`+notObserved,
+		`{"tool":"edit","session":"main",`+edited,
+		`{"tool":"read","session":"main",`+abortedEarly,
+		`{"tool":"nope","session":"main","isError":true,"text":"Error: unknown tool \"nope\"","error":{"message":"unknown tool \"nope\"","name":"ToolNotFound","code":"TOOL_NOT_FOUND"}}`,
+		`{"tool":"list","session":"main",`+listWorkspace,
+		`{"tool":"read","session":"other",`+badOffsetPlain,
+		`{"tool":"list","session":"main",`+abortedEarly,
+		`{"tool":"read","session":"main","isError":true,"text":"Error: cannot read \"$WS/missing.txt\": not found","error":{"message":"cannot read \"$WS/missing.txt\": not found","name":"FsError","code":"FS_NOT_FOUND"}}`,
+		`{"tool":"read","session":"main","isError":true,"text":"Error: invalid arguments: \"file_path\" must be a string","error":{"message":"invalid arguments: \"file_path\" must be a string","name":"ToolArgsError","code":"INVALID_ARGS"}}`,
+	)
+	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "two\n" {
+		t.Errorf("a.txt = %q, want the edit of session main", b)
+	}
+}
+
+// --no-policy: the same first edit succeeds without a read.
+func TestReplayNoPolicy(t *testing.T) {
+	ws := replayWorkspace(t)
+	code, stdout, stderr := replay(t, editOne+"}\n", "--no-policy", "--workspace", ws)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	wantReplayLines(t, stdout, ws, `{"tool":"edit","session":"main",`+edited)
+}
+
+// A batch is one assistant message: list and read run in parallel, the
+// exclusive write alone, and results keep the input order.
+func TestReplayBatchOrder(t *testing.T) {
+	ws := replayWorkspace(t)
+	input := `{"batch":[{"tool":"read","args":{"file_path":"a.txt"}},` +
+		`{"tool":"write","args":{"file_path":"b.txt","content":"b"},"session":"s2"},` +
+		`{"tool":"list"}]}` + "\n"
+	code, stdout, stderr := replay(t, input, "--workspace", ws)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var r struct {
+			Tool, Session string
+			IsError       bool
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.IsError {
+			t.Errorf("%s failed: %s", r.Tool, line)
+		}
+		got = append(got, r.Tool+"@"+r.Session)
+	}
+	if want := "read@main write@s2 list@main"; strings.Join(got, " ") != want {
+		t.Errorf("results = %q, want %q", got, want)
+	}
+}
+
+func TestReplayInputSources(t *testing.T) {
+	ws := replayWorkspace(t)
+	file := filepath.Join(t.TempDir(), "calls.jsonl")
+	if err := os.WriteFile(file, []byte(`{"tool":"list"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"tool":"list","session":"main",` + listWorkspace
+	t.Run("file", func(t *testing.T) {
+		code, stdout, _ := replay(t, `{"tool":"nope"}`, "--workspace", ws, file)
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		wantReplayLines(t, stdout, ws, want) // stdin is ignored
+	})
+	t.Run("dash is stdin", func(t *testing.T) {
+		code, stdout, _ := replay(t, `{"tool":"list"}`, "--workspace", ws, "-")
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		wantReplayLines(t, stdout, ws, want)
+	})
+	t.Run("default workspace is the cwd", func(t *testing.T) {
+		t.Chdir(ws)
+		code, stdout, _ := replay(t, `{"tool":"list"}`)
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		wantReplayLines(t, stdout, ws, want)
+	})
+	t.Run("empty input", func(t *testing.T) {
+		code, stdout, stderr := replay(t, "\n\n", "--workspace", ws)
+		if code != 0 || stdout != "" || stderr != "" {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
+		}
+	})
+}
+
+// A malformed line stops the run with status 2 and its line number; the
+// lines before it have run and printed.
+func TestReplayMalformed(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"tool":"list"`, "line 3: unexpected EOF"},
+		{`not json`, "line 3: expected a JSON object"},
+		{`["list"]`, "line 3: expected a JSON object"},
+		{`{"tool":"list"} {"tool":"list"}`, "line 3: unexpected data after the JSON object"},
+		{`{"tool":"list","sesion":"x"}`, `line 3: unknown field "sesion"`},
+		{`{"args":{}}`, `line 3: missing "tool"`},
+		{`{"tool":7}`, `line 3: cannot unmarshal number into Go struct field`},
+		{`{"batch":[]}`, "line 3: empty batch"},
+		{`{"batch":[{"tool":"list"},{"args":{}}]}`, `line 3: batch call 2: missing "tool"`},
+		{`{"batch":[{"tool":"list","cancel":true}]}`, `line 3: batch call 1: "cancel" belongs to the batch`},
+		{`{"batch":[{"tool":"list"}],"session":"x"}`, `line 3: a batch line takes only "batch" and "cancel"`},
+		{`{"batch":[{"tool":"list","batch":[]}]}`, `line 3: unknown field "batch"`},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			ws := replayWorkspace(t)
+			input := `{"tool":"list"}` + "\n\n" + tc.line + "\n" + `{"tool":"list"}` + "\n"
+			code, stdout, stderr := replay(t, input, "--workspace", ws)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.HasPrefix(stderr, "demo replay: "+tc.want) {
+				t.Errorf("stderr = %q, want it to start with %q", stderr, "demo replay: "+tc.want)
+			}
+			wantReplayLines(t, stdout, ws, `{"tool":"list","session":"main",`+listWorkspace)
+		})
+	}
+}
+
+func TestReplayUsage(t *testing.T) {
+	ws := replayWorkspace(t)
+	t.Run("help", func(t *testing.T) {
+		code, stdout, stderr := replay(t, "", "--help")
+		if code != 0 || stdout != "" {
+			t.Errorf("exit %d, stdout %q", code, stdout)
+		}
+		for _, s := range []string{"usage: demo replay [--workspace DIR] [--no-policy] [FILE]", `{"batch": [call, ...], "cancel": false}`, `"error": {"message": ..., "name": ..., "code": ...}`, "-no-policy", "-workspace DIR"} {
+			if !strings.Contains(stderr, s) {
+				t.Errorf("help lacks %q:\n%s", s, stderr)
+			}
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown flag", []string{"--model", "x"}, 2, "flag provided but not defined: -model"},
+		{"two files", []string{"a", "b"}, 2, "demo replay: at most one FILE, got 2"},
+		{"missing file", []string{"--workspace", ws, filepath.Join(ws, "nope.jsonl")}, 2, "demo replay: open " + filepath.Join(ws, "nope.jsonl")},
+		{"missing workspace", []string{"--workspace", filepath.Join(ws, "nope")}, 1, "demo replay: gordis: workspace: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := replay(t, `{"tool":"list"}`, tc.args...)
+			if code != tc.code || stdout != "" {
+				t.Errorf("exit %d, stdout %q; want %d and nothing", code, stdout, tc.code)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzReplayParse: any line either parses into named calls, each with a
+// session, or is a line error naming its line number; it never panics.
+func FuzzReplayParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"tool":"read","args":{"file_path":"a.txt"},"session":"s","cancel":true}`,
+		`{"batch":[{"tool":"list"},{"tool":"read","session":"x"}],"cancel":false}`,
+		`{"batch":[]}`, `{"tool":""}`, `{"args":null}`, `[]`, `{`, `{"tool":"a"} x`, `{"tool":"a","extra":1}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.TrimSpace(line) == "" {
+			t.Skip() // blank lines never reach parse
+		}
+		r := &replayer{sessions: map[string]*replaySession{}}
+		s, err := r.parse(7, []byte(line))
+		if err != nil {
+			if le, ok := err.(*lineError); !ok || !strings.HasPrefix(le.Error(), "line 7: ") {
+				t.Fatalf("error %v is not a line error", err)
+			}
+			return
+		}
+		if len(s.calls) == 0 || (!s.batch && len(s.calls) != 1) {
+			t.Fatalf("%q: %d calls, batch %v", line, len(s.calls), s.batch)
+		}
+		for _, c := range s.calls {
+			if c.Tool == "" || c.Session == nil || c.Session.ID() == "" || c.ID == "" {
+				t.Fatalf("%q: incomplete call %+v", line, c)
+			}
+		}
+	})
+}
