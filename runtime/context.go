@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"log/slog"
+	"reflect"
 	"sync"
 	"sync/atomic"
 )
@@ -39,7 +40,13 @@ type Option func(*options)
 type options struct{ logger *slog.Logger }
 
 // WithLogger sets the root logger (default slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
 
 // New returns a root context. Close it to dispose every plugin and drain observers.
 func New(opts ...Option) *Context {
@@ -71,7 +78,11 @@ func (c *Context) Logger() *slog.Logger { return c.fiber.logger() }
 
 // Extend returns a context sharing c's fiber that carries key=value (Cordis
 // ctx.extend); listeners registered on it are seen by filters with that value.
+// Like context.WithValue, it panics if key is nil or not comparable.
 func (c *Context) Extend(key, value any) *Context {
+	if key == nil || !reflect.TypeOf(key).Comparable() {
+		panic("runtime: Extend key must be non-nil and comparable")
+	}
 	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value}
 }
 
@@ -79,7 +90,7 @@ func (c *Context) Extend(key, value any) *Context {
 // inherited: a plugin's context sees those of the context it was plugged into.
 func (c *Context) Value(key any) any {
 	for x := c; x != nil; x = x.parent {
-		if x.key != nil && x.key == key {
+		if x.key == key {
 			return x.value
 		}
 	}
