@@ -470,19 +470,18 @@ func TestGuardedRaceWideWindow(t *testing.T) {
 	}
 }
 
-// cancellation while writing and while reading big files.
-func TestCancelDuringWrite(t *testing.T) {
+// a cancellation between the chunks of a large write (the 5th
+// checkpoint of a create is the one before its 3rd 4 MiB chunk) leaves
+// neither the file nor the staging directory.
+func TestCancelBetweenChunks(t *testing.T) {
 	f, root := fixture(t)
-	ctx, cancel := context.WithCancel(context.Background())
 	tg := mustResolve(t, f, "big.txt")
-	// 256 MiB take far longer than 1 ms to write: the cancellation lands
-	// between chunks (or, at worst, before the rename).
-	go func() { time.Sleep(time.Millisecond); cancel() }()
-	_, err := f.WriteText(ctx, tg, strings.Repeat("x", 256<<20), nil)
-	if err == nil {
-		t.Skip("the write finished before the cancellation landed")
-	}
+	ctx := flipAt(5)
+	_, err := f.WriteText(ctx, tg, strings.Repeat("x", 3*writeChunk), nil)
 	wantFsErr(t, err, fs.CodeAborted, "write aborted")
+	if n := ctx.calls.Load(); n != 5 {
+		t.Errorf("stopped at checkpoint %d, want 5", n)
+	}
 	if _, err := os.Lstat(tg.Key); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an aborted create left a file: %v", err)
 	}
