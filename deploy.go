@@ -129,8 +129,9 @@ func plugTools(root *runtime.Context, _ policyFiber, opts Options) (toolsFiber, 
 }
 
 // newDeployment fetches the services through a small host plugin that
-// injects them, the way any plugin would.
-func newDeployment(root *runtime.Context, _ toolsFiber, dir workspace) (*Deployment, error) {
+// injects them, the way any plugin would. (dir comes first so that the
+// injector checks the workspace before it starts the runtime.)
+func newDeployment(dir workspace, root *runtime.Context, _ toolsFiber) (*Deployment, error) {
 	d := &Deployment{Root: root, Workspace: string(dir)}
 	host := runtime.Func("gordis", func(ctx *runtime.Context) (err error) {
 		if d.Tools, err = registry.Tools.Get(ctx); err != nil {

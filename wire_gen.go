@@ -14,13 +14,12 @@ package gordis
 // the root, disposing every plugin in reverse order. On error nothing is
 // left running.
 func Build(opts Options) (*Deployment, func(), error) {
-	context, cleanup := provideRoot(opts)
-	gordisRegistryFiber, err := plugRegistry(context, opts)
+	gordisWorkspace, err := provideWorkspace(opts)
 	if err != nil {
-		cleanup()
 		return nil, nil, err
 	}
-	gordisWorkspace, err := provideWorkspace(opts)
+	context, cleanup := provideRoot(opts)
+	gordisRegistryFiber, err := plugRegistry(context, opts)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -40,7 +39,7 @@ func Build(opts Options) (*Deployment, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	deployment, err := newDeployment(context, gordisToolsFiber, gordisWorkspace)
+	deployment, err := newDeployment(gordisWorkspace, context, gordisToolsFiber)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
