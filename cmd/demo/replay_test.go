@@ -168,6 +168,17 @@ func TestReplayInputSources(t *testing.T) {
 		}
 		wantReplayLines(t, stdout, ws, want)
 	})
+	t.Run("long line", func(t *testing.T) { // beyond bufio.Scanner's 64 KiB token limit
+		ws := replayWorkspace(t)
+		content := strings.Repeat("x", 1<<20)
+		code, stdout, stderr := replay(t, `{"tool":"write","args":{"file_path":"big.txt","content":"`+content+`"}}`, "--workspace", ws)
+		if code != 0 || !strings.Contains(stdout, `"isError":false`) {
+			t.Fatalf("exit %d, stderr %q", code, stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "big.txt")); len(b) != len(content) {
+			t.Errorf("big.txt has %d bytes, want %d", len(b), len(content))
+		}
+	})
 	t.Run("empty input", func(t *testing.T) {
 		code, stdout, stderr := replay(t, "\n\n", "--workspace", ws)
 		if code != 0 || stdout != "" || stderr != "" {
