@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,5 +65,41 @@ func TestItem31_ObserverMayEmitAndRegister(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("observer's emit never delivered")
+	}
+}
+
+// TestObservationLeavesNoGoroutines: the pump exits when its queue is empty
+// and every bus delivery has finished once Close returns; an unobserved
+// emit starts nothing.
+func TestObservationLeavesNoGoroutines(t *testing.T) {
+	settle := func(limit int) int {
+		n := goruntime.NumGoroutine()
+		for deadline := time.Now().Add(2 * time.Second); n > limit && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+			n = goruntime.NumGoroutine()
+		}
+		return n
+	}
+	base := goruntime.NumGoroutine()
+	root := runtime.New(runtime.WithLogger(discardLogger()))
+	ev := runtime.NewEvent[int]("leak")
+	_, _ = ev.On(root, func(int) error { return nil })
+	for i := range 100 {
+		_ = ev.Emit(root, i)
+	}
+	if n := goruntime.NumGoroutine(); n > base {
+		t.Fatalf("unobserved emits started %d goroutines", n-base)
+	}
+	if err := ev.Observe(root, func(int) {}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		_ = ev.Emit(root, i)
+	}
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := settle(base); n > base {
+		t.Fatalf("%d goroutines left after Close", n-base)
 	}
 }
