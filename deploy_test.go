@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gordis-run/gordis/plugins/toolfs"
@@ -192,6 +194,35 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("Build returned a deployment or cleanup with its error")
 			}
 		})
+	}
+}
+
+// Deployments share nothing: several boot, work and close at once.
+func TestBuildConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := range 4 {
+		wg.Go(func() {
+			dir := t.TempDir()
+			d, cleanup, err := Build(Options{Workspace: dir, NoPolicy: i%2 == 1})
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer cleanup()
+			args := json.RawMessage(`{"file_path":"a.txt","content":"x"}`)
+			if res := d.Tools.Execute(context.Background(), &registry.Call{Tool: "write", Args: args, Session: newSession(dir)}); res.IsError {
+				errs <- errors.New(res.Text)
+			}
+			if got := len(d.Tools.Definitions()); got != 4 {
+				errs <- fmt.Errorf("%d tools, want 4", got)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
 
