@@ -398,3 +398,24 @@ func TestItem31_ObservationBus(t *testing.T) {
 		t.Fatal("no notes")
 	}
 }
+
+// Two packages declaring one event name with different types: the mismatch
+// is reported as the listener's error, never a panic.
+func TestItem26_SignatureMismatchReported(t *testing.T) {
+	root, _ := newRoot(t)
+	asInt := runtime.NewEvent[int]("item26/shared")
+	asString := runtime.NewEvent[string]("item26/shared")
+	_, _ = asInt.On(root, func(int) error { return nil })
+	err := asString.Emit(root, "x")
+	if err == nil || !strings.Contains(err.Error(), `listener of "item26/shared" has signature func(int) error`) {
+		t.Fatalf("Emit = %v", err)
+	}
+	hook := runtime.NewHook[string, int]("item26/shared")
+	if _, err := hook.Bail(root, "x"); err == nil {
+		t.Fatal("hook over an event listener: no error")
+	}
+	w := runtime.NewWaterfall[string, int]("item26/shared")
+	if _, err := w.Run(root, "x", nil); err == nil {
+		t.Fatal("waterfall over an event listener: no error")
+	}
+}
