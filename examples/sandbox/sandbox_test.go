@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir()})
+	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}) // the config tests log their failures
 	if err != nil {
 		t.Fatal(err)
 	}
