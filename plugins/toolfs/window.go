@@ -35,10 +35,9 @@ type window struct {
 	bufRunes int
 	bufFull  bool // the cap was reached: ignore the rest of the line
 
-	lines  []Line
-	used   int  // bytes charged against maxBytes
-	full   bool // the page is complete: limit reached or byte cap hit
-	capped bool // the byte cap ended the page
+	lines []Line
+	used  int  // bytes charged against maxBytes
+	full  bool // the page is complete: limit reached or byte cap hit
 
 	index *indexBuilder // records line positions on a full scan; may be nil
 }
@@ -153,7 +152,7 @@ func (w *window) endLine() {
 		cost++ // the separator
 	}
 	if w.used+cost > w.caps.maxBytes {
-		w.full, w.capped = true, true
+		w.full = true // the byte cap ends the page
 	} else {
 		w.used += cost
 		w.lines = append(w.lines, Line{Number: w.line, Text: s})
