@@ -50,8 +50,9 @@ value is the tool's canonical value; name and code appear when the error has
 them. text is what a model would see.
 
 Exit status: 0 when every line ran (tool errors are results, not failures);
-2 on a usage error or a malformed line, reported with its line number (the
-lines before it have run); 1 when the deployment cannot start.
+2 on a usage error, an unreadable FILE or a malformed line, reported with its
+line number (the lines before it have run); 1 when the deployment cannot start
+or reading or writing fails midway.
 
 Flags:
 `
