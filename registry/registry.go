@@ -93,12 +93,12 @@ type ErrorInfo struct {
 
 // Result is the outcome of one call; exactly one per call.
 type Result struct {
-	CallID  string
-	Tool    string
-	Text    string // "Error: <message>" when IsError
-	IsError bool
-	Value   any        // canonical value on success
-	Error   *ErrorInfo // on failure
+	CallID  string     `json:"callId"`
+	Tool    string     `json:"tool"`
+	Text    string     `json:"text"` // "Error: <message>" when IsError
+	IsError bool       `json:"isError"`
+	Value   any        `json:"value,omitempty"` // canonical value on success
+	Error   *ErrorInfo `json:"error,omitempty"` // on failure
 }
 
 // Decision is what a tools/pre-execute listener returns: Deny with a reason,
