@@ -191,3 +191,11 @@ func TestDemoScriptFlag(t *testing.T) {
 		t.Fatalf("bad script: exit %d, %s", code, errOut)
 	}
 }
+
+func TestReplayIsDispatched(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", "--workspace", t.TempDir()}, strings.NewReader(`{"tool":"list"}`+"\n"), &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), `"tool":"list"`) {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+}
