@@ -150,7 +150,17 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
-	defer closeDeployment()
+	var closeTrace func() error
+	defer func() {
+		// Closing the deployment disposes the plugins and drains the
+		// observers, so the trace also records the teardown.
+		closeDeployment()
+		if closeTrace != nil {
+			if err := closeTrace(); err != nil {
+				fmt.Fprintln(stderr, "demo: trace:", err)
+			}
+		}
+	}()
 
 	model, mode, prompt, err := chooseModel(f)
 	if err != nil {
@@ -158,16 +168,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if f.trace != "" {
-		closeTrace, err := startTrace(d, f.trace)
-		if err != nil {
+		if closeTrace, err = startTrace(d, f.trace); err != nil {
 			fmt.Fprintln(stderr, "demo:", err)
 			return 1
 		}
-		defer func() {
-			if err := closeTrace(); err != nil {
-				fmt.Fprintln(stderr, "demo: trace:", err)
-			}
-		}()
 	}
 	fmt.Fprintln(stdout, "mode:", mode)
 	fmt.Fprintln(stdout, "workspace:", d.Workspace)

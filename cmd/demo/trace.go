@@ -12,8 +12,8 @@ import (
 )
 
 // startTrace writes every observed event to path as JSON Lines. Observers
-// run asynchronously, so each line carries its publication time; the
-// returned close flushes the runtime's observers, then the file.
+// run asynchronously, so each line carries its publication time. Call the
+// returned close after the deployment's cleanup, which drains the observers.
 func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -41,7 +41,6 @@ func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	return func() error {
-		d.Root.Flush()
 		mu.Lock()
 		defer mu.Unlock()
 		if err := f.Close(); writeErr == nil {
