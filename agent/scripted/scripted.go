@@ -154,9 +154,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	default:
 		startStream(w)
-		events := c.chunks(req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+		events, finishAt := c.chunks(req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 		if fault != nil && fault.Truncate {
-			events = events[:len(events)/2]
+			events = events[:min(len(events)/2, finishAt)]
 		}
 		for _, e := range events {
 			if _, err := w.Write(e); err != nil {

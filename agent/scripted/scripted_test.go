@@ -150,11 +150,13 @@ func TestWholeReply(t *testing.T) {
 }
 
 func TestTruncateStopsBeforeFinish(t *testing.T) {
-	h := New(nil)
-	h.Inject(Fault{Truncate: true})
-	w := post(h, "/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}],`+tools+`}`)
-	if body := w.Body.String(); strings.Contains(body, "finish_reason\":\"") || strings.Contains(body, "[DONE]") || !strings.Contains(body, "data: ") {
-		t.Fatalf("truncated body:\n%s", body)
+	for _, script := range [][]Step{nil, {{}}} { // the demo's, and the shortest reply
+		h := New(script)
+		h.Inject(Fault{Truncate: true})
+		w := post(h, "/chat/completions", `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"go"}],`+tools+`}`)
+		if body := w.Body.String(); strings.Contains(body, "finish_reason\":\"") || strings.Contains(body, "[DONE]") || !strings.Contains(body, "data: ") {
+			t.Fatalf("truncated body:\n%s", body)
+		}
 	}
 }
 

@@ -340,9 +340,8 @@ type deltaCall struct {
 // argument text arrives in two fragments (fragments of parallel calls
 // interleave, and only the first fragment of a call names it), then the
 // finish chunk and a trailing usage-only chunk (both with usage when asked),
-// then [DONE].
-func (c *completion) chunks(includeUsage bool) [][]byte {
-	var events [][]byte
+// then [DONE]. finishAt is the index of the finish chunk.
+func (c *completion) chunks(includeUsage bool) (events [][]byte, finishAt int) {
 	emit := func(d delta, finish *string, u *usage) {
 		ch := chunk{ID: c.id, Object: "chat.completion.chunk", Model: c.model, Choices: []chunkChoice{{Delta: d, FinishReason: finish}}, Usage: u}
 		if d.Role == "" && finish == nil && d.Content == nil && d.ReasoningContent == nil && d.ToolCalls == nil {
@@ -378,11 +377,12 @@ func (c *completion) chunks(includeUsage bool) [][]byte {
 		u = &c.usage
 	}
 	finish := c.finish()
+	finishAt = len(events)
 	emit(delta{Content: &empty}, &finish, u)
 	if includeUsage {
 		emit(delta{}, nil, u)
 	}
-	return append(events, []byte("data: [DONE]\n\n"))
+	return append(events, []byte("data: [DONE]\n\n")), finishAt
 }
 
 // halves splits s at a rune boundary near its middle.
