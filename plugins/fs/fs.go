@@ -70,6 +70,21 @@ type TextSeeker interface {
 	StreamTextFrom(ctx context.Context, t Target, v Version, offset int64) (io.ReadCloser, error)
 }
 
+// LineScanner is an optional capability for consumers that need the line
+// structure of a whole file version, such as an exact line count: ScanLines
+// validates the decoded text of t (as StreamText would: binary sniff, strict
+// UTF-8, BOM hidden) while the file is at version v, and hands it to visit
+// in order, in segments that end anywhere, each with its count of '\n'
+// bytes. A provider may read and validate ahead in parallel, but calls visit
+// sequentially on the calling goroutine and only with text already
+// validated, so an invalid file fails before any of its invalid part is
+// visited. text is valid only during the call. An error from visit stops
+// the scan and is returned as is; a file that is not, or is no longer, at
+// version v is CodeStaleVersion, checked before and after the scan.
+type LineScanner interface {
+	ScanLines(ctx context.Context, t Target, v Version, visit func(text []byte, newlines int) error) error
+}
+
 // Target names one file for a provider: an opaque identity key (shared by all
 // aliases of a file, stable across the file's creation; locks, versions and
 // observations are per key) and the display path used in every message.

@@ -77,27 +77,11 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}
-	file, st, err := openRegular("read", t)
+	file, st, textStart, err := openVersion(t, v)
 	if err != nil {
-		if fs.CodeOf(err) == fs.CodeNotFound {
-			return nil, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, t.Path)
-		}
 		return nil, err
 	}
-	if versionOf(st) != v {
-		file.Close()
-		return nil, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file changed since it was read`, t.Path)
-	}
-	var head [3]byte
-	n, err := file.ReadAt(head[:], 0)
-	if err != nil && err != io.EOF {
-		file.Close()
-		return nil, osError("read", t.Path, err)
-	}
-	start := offset
-	if bytes.Equal(head[:n], bom) {
-		start += int64(len(bom))
-	}
+	start := textStart + offset
 	if offset < 0 || start > st.Size {
 		file.Close()
 		return nil, fs.Errorf(fs.CodeIO, `cannot read "%s": offset %d is outside the text`, t.Path, offset)
@@ -107,6 +91,37 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 		return nil, osError("read", t.Path, err)
 	}
 	return newStream(ctx, file, t.Path, start, false, streamBuf)
+}
+
+// openVersion opens the file at t for reading while it is at version v (a
+// missing or changed file is FS_STALE_VERSION), and returns where its
+// decoded text starts: 3 after a BOM, else 0.
+func openVersion(t fs.Target, v fs.Version) (*os.File, *syscall.Stat_t, int64, error) {
+	file, st, err := openRegular("read", t)
+	if err != nil {
+		if fs.CodeOf(err) == fs.CodeNotFound {
+			return nil, nil, 0, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, t.Path)
+		}
+		return nil, nil, 0, err
+	}
+	if versionOf(st) != v {
+		file.Close()
+		return nil, nil, 0, changed(t.Path)
+	}
+	var head [3]byte
+	n, err := file.ReadAt(head[:], 0)
+	if err != nil && err != io.EOF {
+		file.Close()
+		return nil, nil, 0, osError("read", t.Path, err)
+	}
+	if bytes.Equal(head[:n], bom) {
+		return file, st, int64(len(bom)), nil
+	}
+	return file, st, 0, nil
+}
+
+func changed(path string) *fs.Error {
+	return fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file changed since it was read`, path)
 }
 
 // openRegular opens the file at t for reading once it is known to be a

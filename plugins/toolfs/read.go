@@ -93,7 +93,10 @@ func (t *toolset) page(ctx context.Context, fsys fs.FileSystem, target fs.Target
 }
 
 // pageAt reads a page of version v. The first read of a version scans it
-// whole and records a line index; later reads of that version take the
+// whole (through the provider's LineScanner when it has one: the provider
+// validates and counts ahead in parallel, and the window looks only at the
+// segments holding its page or an index line) and records a line index;
+// later reads of that version take the
 // total from the index, start streaming at the closest indexed line before
 // the page, and stop at its end, so they cost about the page.
 func (t *toolset) pageAt(ctx context.Context, seeker fs.TextSeeker, target fs.Target, v fs.Version, req readRequest) ([]Line, int, error) {
@@ -112,7 +115,16 @@ func (t *toolset) pageAt(ctx context.Context, seeker fs.TextSeeker, target fs.Ta
 	}
 	index := newIndexBuilder()
 	w := newWindow(t.caps, req.offset, req.limit, 1, 0, index)
-	if err := streamFrom(ctx, seeker, target, v, 0, w, false); err != nil {
+	var err error
+	if scanner, ok := seeker.(fs.LineScanner); ok {
+		err = scanner.ScanLines(ctx, target, v, func(text []byte, newlines int) error {
+			w.feedCounted(text, newlines)
+			return nil
+		})
+	} else {
+		err = streamFrom(ctx, seeker, target, v, 0, w, false)
+	}
+	if err != nil {
 		return nil, 0, err
 	}
 	total := w.finish()

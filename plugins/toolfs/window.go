@@ -93,6 +93,25 @@ func (w *window) feed(chunk []byte) {
 
 var newline = []byte{'\n'}
 
+// feedCounted consumes a chunk known to hold n newlines. A chunk in which
+// the window has nothing to collect or record is only counted, without a
+// look at its bytes; any other is fed.
+func (w *window) feedCounted(chunk []byte, n int) {
+	if len(chunk) == 0 {
+		return
+	}
+	if !w.collecting() {
+		// Line `stop` starts after the (stop-w.line)-th newline from here.
+		if stop := w.nextStop(); stop == 0 || n < stop-w.line {
+			w.line += n
+			w.partial = chunk[len(chunk)-1] != '\n'
+			w.pos += int64(len(chunk))
+			return
+		}
+	}
+	w.feed(chunk)
+}
+
 // nextStop is the next line start the scan must notice while skipping or
 // counting: the page's first line, or the next index boundary; 0 if none.
 func (w *window) nextStop() int {
