@@ -159,6 +159,9 @@ func (t *turn) runStep() (more bool, err error) {
 		System:   t.prompt.Assemble(),
 		Messages: t.history[:len(t.history):len(t.history)],
 		Tools:    t.tools.Definitions(),
+		OnDelta: func(d Delta) {
+			_ = AssistantDeltaEvent.Emit(t.rt, AssistantDelta{Session: where.Session, Turn: where.Turn, Step: where.Step, Delta: d})
+		},
 	})
 	if err != nil {
 		return false, err

@@ -160,9 +160,26 @@ func TestScriptedTurn(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
 		t.Run(fmt.Sprintf("noStream=%v", noStream), func(t *testing.T) {
 			f, a := newFixture(t, nil, deepseek.Config{NoStream: noStream})
+			streamed := map[int]*agent.Delta{} // by step
+			agent.AssistantDeltaEvent.On(f.rt, func(e agent.AssistantDelta) error {
+				if streamed[e.Step] == nil {
+					streamed[e.Step] = &agent.Delta{}
+				}
+				streamed[e.Step].Reasoning += e.Reasoning
+				streamed[e.Step].Text += e.Text
+				return nil
+			})
 			end, err := a.Run(context.Background(), scripted.Prompt)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Streamed pieces add up to the messages; a whole reply has none.
+			switch {
+			case noStream && len(streamed) != 0:
+				t.Errorf("deltas without streaming: %v", streamed)
+			case !noStream && (len(streamed) != 3 || streamed[1].Reasoning != "I'll look at the workspace first." ||
+				streamed[3].Reasoning != "The notes are still a draft; mark them reviewed." || streamed[5].Text != end.Answer):
+				t.Errorf("deltas %v", streamed)
 			}
 			if end.Reason != agent.ReasonCompleted || end.Steps != 5 || end.Answer != "Updated notes.md: status is now reviewed." {
 				t.Fatalf("end %+v", end)

@@ -11,6 +11,7 @@ import (
 var (
 	TurnStartEvent        = runtime.NewEvent[TurnStart]("agent/turn-start")
 	StepStartEvent        = runtime.NewEvent[StepStart]("agent/step-start")
+	AssistantDeltaEvent   = runtime.NewEvent[AssistantDelta]("agent/assistant-delta")
 	AssistantMessageEvent = runtime.NewEvent[AssistantMessage]("agent/assistant-message")
 	ToolCallEvent         = runtime.NewEvent[ToolCallStart]("agent/tool-call")
 	ToolResultEvent       = runtime.NewEvent[ToolCallEnd]("agent/tool-result")
@@ -30,6 +31,16 @@ type StepStart struct {
 	Session string `json:"session"`
 	Turn    int    `json:"turn"`
 	Step    int    `json:"step"`
+}
+
+// AssistantDelta is a piece of the step's message as the model streams it;
+// the pieces of one step add up to its AssistantMessage (unless the step
+// fails first).
+type AssistantDelta struct {
+	Session string `json:"session"`
+	Turn    int    `json:"turn"`
+	Step    int    `json:"step"`
+	Delta
 }
 
 // AssistantMessage is the message one step produced, as it entered history

@@ -71,6 +71,15 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []registry.Definition
+	// OnDelta, when set, is called by a streaming model with each piece of
+	// reasoning or text as it arrives, in order, before Complete returns.
+	OnDelta func(Delta)
+}
+
+// Delta is a piece of a message being streamed.
+type Delta struct {
+	Reasoning string `json:"reasoning,omitempty"`
+	Text      string `json:"text,omitempty"`
 }
 
 // Response is one assembled assistant message.

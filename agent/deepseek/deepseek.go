@@ -124,7 +124,7 @@ func (m *Model) Complete(ctx context.Context, req *agent.Request) (*agent.Respon
 	if m.cfg.NoStream {
 		resp, err = m.whole(callCtx, params)
 	} else {
-		resp, err = m.stream(callCtx, params)
+		resp, err = m.stream(callCtx, params, req.OnDelta)
 	}
 	if err != nil {
 		return nil, m.mapError(ctx, callCtx, err)
@@ -144,7 +144,8 @@ func (m *Model) whole(ctx context.Context, params openai.ChatCompletionNewParams
 	var a accumulator
 	a.text.WriteString(ch.Message.Content)
 	if r, ok := extraString(ch.Message.JSON.ExtraFields, "reasoning_content"); ok {
-		a.reasoning, a.sawReasoning = r, true
+		a.reasoning.WriteString(r)
+		a.sawReasoning = true
 	}
 	for _, tc := range ch.Message.ToolCalls {
 		a.calls = append(a.calls, &partialCall{id: tc.ID, name: tc.Function.Name})
@@ -157,12 +158,12 @@ func (m *Model) whole(ctx context.Context, params openai.ChatCompletionNewParams
 	return a.response()
 }
 
-func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams) (*agent.Response, error) {
+func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(agent.Delta)) (*agent.Response, error) {
 	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
 	var done doneWatcher
 	s := m.completions.NewStreaming(ctx, params, option.WithMiddleware(done.middleware))
 	defer s.Close()
-	var a accumulator
+	a := accumulator{onDelta: onDelta}
 	for s.Next() {
 		if err := a.add(s.Current()); err != nil {
 			return nil, err

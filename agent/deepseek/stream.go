@@ -20,12 +20,13 @@ import (
 // ours, not the client's: that one adds up usage reported twice, ignores
 // reasoning_content and drops chunks with a different id.
 type accumulator struct {
-	reasoning    string
+	reasoning    strings.Builder
 	sawReasoning bool
 	text         strings.Builder
 	calls        []*partialCall // by tool-call index
 	finish       string
 	usage        *openai.CompletionUsage // the latest one reported
+	onDelta      func(agent.Delta)       // optional
 }
 
 type partialCall struct {
@@ -46,11 +47,15 @@ func (a *accumulator) add(ch openai.ChatCompletionChunk) error {
 			continue
 		}
 		d := c.Delta
-		if r, ok := extraString(d.JSON.ExtraFields, "reasoning_content"); ok {
-			a.reasoning += r
+		r, ok := extraString(d.JSON.ExtraFields, "reasoning_content")
+		if ok {
+			a.reasoning.WriteString(r)
 			a.sawReasoning = true
 		}
 		a.text.WriteString(d.Content)
+		if a.onDelta != nil && (r != "" || d.Content != "") {
+			a.onDelta(agent.Delta{Reasoning: r, Text: d.Content})
+		}
 		for _, tc := range d.ToolCalls {
 			if tc.Index < 0 || tc.Index >= maxToolCalls {
 				return &agent.ModelError{Code: agent.CodeMalformed, Message: fmt.Sprintf("tool call index %d out of range", tc.Index)}
@@ -77,7 +82,7 @@ func (a *accumulator) add(ch openai.ChatCompletionChunk) error {
 func (a *accumulator) response() (*agent.Response, error) {
 	msg := agent.Message{Role: agent.RoleAssistant, Text: a.text.String()}
 	if a.sawReasoning {
-		r := a.reasoning
+		r := a.reasoning.String()
 		msg.Reasoning = &r
 	}
 	for i, p := range a.calls {

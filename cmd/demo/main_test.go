@@ -199,3 +199,25 @@ func TestReplayIsDispatched(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
 	}
 }
+
+// Streamed pieces: one line per kind, continuation lines indented, blank
+// lines kept blank, trailing newlines dropped.
+func TestTranscriptPieces(t *testing.T) {
+	var b strings.Builder
+	tr := newTranscript(&b, "/w")
+	for _, p := range []struct {
+		kind byte
+		s    string
+	}{{'r', "\nThinking"}, {'r', " hard\n\n"}, {'r', "more\n"}, {'t', "Done"}, {'t', ".\nBye\n"}} {
+		mark := "∴"
+		if p.kind == 't' {
+			mark = "◀"
+		}
+		tr.piece(2, p.kind, mark, p.s)
+	}
+	tr.closeLine()
+	want := "  step 2 ∴ Thinking hard\n\n           more\n  step 2 ◀ Done.\n           Bye\n"
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}

@@ -14,10 +14,18 @@ import (
 )
 
 // transcript prints the agent's events as they happen. It listens
-// synchronously, so lines come out in the order the loop emits them.
+// synchronously, so lines come out in the order the loop emits them, and
+// its state needs no lock: the loop emits from one goroutine.
 type transcript struct {
 	w         io.Writer
 	workspace string
+
+	// A streamed message is printed piece by piece: open is 'r' or 't'
+	// while a reasoning or text line is being written; trailing newlines
+	// wait in pendingNL until more text proves they are not the end.
+	streamed  bool
+	open      byte
+	pendingNL int
 }
 
 func newTranscript(w io.Writer, workspace string) *transcript {
@@ -29,12 +37,23 @@ func (t *transcript) listen(rt *runtime.Context) error {
 		fmt.Fprintf(t.w, "turn %d ▶ user: %s\n", e.Turn, e.Prompt)
 		return nil
 	})
+	_, err5 := agent.StepStartEvent.On(rt, func(agent.StepStart) error {
+		t.streamed = false
+		return nil
+	})
+	_, err6 := agent.AssistantDeltaEvent.On(rt, func(e agent.AssistantDelta) error {
+		t.streamed = true
+		t.piece(e.Step, 'r', "∴", e.Reasoning)
+		t.piece(e.Step, 't', "◀", e.Text)
+		return nil
+	})
 	_, err2 := agent.AssistantMessageEvent.On(rt, func(e agent.AssistantMessage) error {
-		if r := e.Message.Reasoning; r != nil && *r != "" {
+		t.closeLine()
+		if r := e.Message.Reasoning; r != nil && *r != "" && !t.streamed {
 			fmt.Fprintf(t.w, "  step %d ∴ %s\n", e.Step, clip(firstLine(*r), 100))
 		}
-		if e.Message.Text != "" {
-			fmt.Fprintf(t.w, "  step %d ◀ %s\n", e.Step, strings.ReplaceAll(strings.TrimSpace(e.Message.Text), "\n", "\n           "))
+		if e.Message.Text != "" && !t.streamed {
+			fmt.Fprintf(t.w, "  step %d ◀ %s\n", e.Step, indented(strings.TrimSpace(e.Message.Text)))
 		}
 		if e.Finish == agent.FinishLength {
 			fmt.Fprintf(t.w, "  step %d ✗ the reply hit the model's output limit\n", e.Step)
@@ -49,7 +68,50 @@ func (t *transcript) listen(rt *runtime.Context) error {
 		t.result(e.Result)
 		return nil
 	})
-	return joinErrs(err1, err2, err3, err4)
+	return joinErrs(err1, err2, err3, err4, err5, err6)
+}
+
+// piece prints a streamed piece of reasoning (kind 'r') or text ('t'),
+// opening a new line when the kind changes.
+func (t *transcript) piece(step int, kind byte, mark, s string) {
+	if s == "" {
+		return
+	}
+	if t.open != kind {
+		t.closeLine()
+		if s = strings.TrimLeft(s, " \n"); s == "" {
+			return
+		}
+		fmt.Fprintf(t.w, "  step %d %s ", step, mark)
+		t.open = kind
+	}
+	body := strings.TrimRight(s, "\n")
+	if body == "" {
+		t.pendingNL += len(s)
+		return
+	}
+	fmt.Fprint(t.w, indented(strings.Repeat("\n", t.pendingNL)+body))
+	t.pendingNL = len(s) - len(body)
+}
+
+// indented indents every non-empty line after the first, so continuation
+// lines sit under the text of the first and blank lines stay blank.
+func indented(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != "" {
+			lines[i] = indent + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// closeLine ends a streamed line.
+func (t *transcript) closeLine() {
+	if t.open != 0 {
+		fmt.Fprintln(t.w)
+		t.open, t.pendingNL = 0, 0
+	}
 }
 
 const indent = "           "
@@ -104,6 +166,7 @@ func (t *transcript) diff(path, before, after string) {
 
 // summary closes the transcript with the outcome, time and token usage.
 func (t *transcript) summary(end agent.TurnEnd, elapsed time.Duration) {
+	t.closeLine() // a step that failed mid-stream
 	steps := "steps"
 	if end.Steps == 1 {
 		steps = "step"
