@@ -6,6 +6,7 @@
 package deepseek
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -261,7 +262,7 @@ func (m *Model) mapError(parent, callCtx context.Context, err error) error {
 	}
 	e := &agent.ModelError{Status: apiErr.StatusCode, Err: err}
 	if apiErr.Response != nil {
-		e.RequestID = apiErr.Response.Header.Get("x-request-id")
+		e.RequestID = cmp.Or(apiErr.Response.Header.Get("x-request-id"), apiErr.Response.Header.Get("x-deepseek-request-id"))
 	}
 	retried := ""
 	if m.cfg.MaxRetries > 0 {
