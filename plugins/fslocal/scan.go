@@ -31,6 +31,11 @@ var _ fs.LineScanner = (*FS)(nil)
 // each validating and counting its chunk, and visits the chunks in order
 // on the calling goroutine. It holds at most two chunks per worker.
 func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {
+	return scanLines(ctx, t, v, scanChunk, runtime.GOMAXPROCS(0), visit)
+}
+
+// scanLines is ScanLines with the chunk size and worker count as arguments.
+func scanLines(ctx context.Context, t fs.Target, v fs.Version, chunk, workers int, visit func([]byte, int) error) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted("read", err)
 	}
@@ -43,7 +48,7 @@ func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit fun
 		return err
 	}
 	s := scan{ctx: ctx, file: file, path: t.Path, start: start, end: st.Size}
-	if err := s.run(scanChunk, runtime.GOMAXPROCS(0), visit); err != nil {
+	if err := s.run(chunk, workers, visit); err != nil {
 		return err
 	}
 	// Every chunk was read at the size and version seen on open; a write

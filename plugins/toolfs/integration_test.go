@@ -39,6 +39,7 @@ type counting struct {
 	fs.FileSystem
 	seeker                                fs.TextSeeker
 	stats, reads, streams, seeks, seeksAt atomic.Int32
+	scans                                 atomic.Int32 // ScanLines, through scanning
 	streamed                              atomic.Int64 // bytes delivered by StreamTextFrom
 	stale                                 atomic.Bool  // StreamTextFrom reports a changed file
 	onStream                              func()       // runs when a stream opens (not concurrently)
@@ -91,6 +92,22 @@ func (r *countingReader) Read(p []byte) (int, error) {
 // plain hides the optional TextSeeker capability.
 type plain struct{ fs.FileSystem }
 
+// scanning adds the provider's LineScanner to the counting wrapper; onStream
+// runs at its first visit, in the middle of the scan.
+type scanning struct{ *counting }
+
+func (s scanning) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func([]byte, int) error) error {
+	s.scans.Add(1)
+	first := true
+	return s.FileSystem.(fs.LineScanner).ScanLines(ctx, t, v, func(b []byte, n int) error {
+		if first && s.onStream != nil {
+			s.onStream()
+		}
+		first = false
+		return visit(b, n)
+	})
+}
+
 type env struct {
 	dir    string
 	root   *runtime.Context
@@ -104,6 +121,7 @@ type env struct {
 type options struct {
 	policy   bool
 	noSeeker bool // hide the provider's TextSeeker capability
+	scanner  bool // also offer the provider's LineScanner (counted)
 	direct   bool // provide the local provider itself, without counting (benchmarks)
 	config   any
 }
@@ -122,6 +140,8 @@ func setup(t testing.TB, o options) *env {
 	switch {
 	case o.noSeeker:
 		provided = plain{e.fsys}
+	case o.scanner:
+		provided = scanning{e.fsys}
 	case o.direct:
 		provided = local
 	}

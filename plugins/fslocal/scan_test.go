@@ -1,0 +1,304 @@
+package fslocal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+// scanned is what a scan visited: the text, its newline count, and whether
+// every segment's count was right.
+type scanned struct {
+	text     string
+	newlines int
+	visits   int
+}
+
+// scanPath stats path and scans that version with the given chunking. It
+// fails the test when a segment's count disagrees with its bytes.
+func scanPath(t testing.TB, f *FS, path string, chunk, workers int) (scanned, error) {
+	t.Helper()
+	tg := fs.Target{Key: path, Path: path}
+	info, err := f.Stat(context.Background(), tg)
+	if err != nil || info == nil {
+		t.Fatalf("stat: %v", err)
+	}
+	var got scanned
+	var text bytes.Buffer
+	err = scanLines(context.Background(), tg, info.Version, chunk, workers, func(b []byte, n int) error {
+		if c := bytes.Count(b, newline); c != n {
+			t.Fatalf("segment %q counted %d newlines, holds %d", b, n, c)
+		}
+		if len(b) == 0 {
+			t.Fatal("empty segment")
+		}
+		text.Write(b)
+		got.newlines += n
+		got.visits++
+		return nil
+	})
+	got.text = text.String()
+	return got, err
+}
+
+// wantLikeReadText checks a scan against ReadText of the same file: the same
+// text, or the same error message and code.
+func wantLikeReadText(t testing.TB, f *FS, path string, chunk, workers int) {
+	t.Helper()
+	want, wantErr := f.ReadText(context.Background(), fs.Target{Key: path, Path: path})
+	got, err := scanPath(t, f, path, chunk, workers)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) || fs.CodeOf(err) != fs.CodeOf(wantErr) {
+		t.Fatalf("chunk %d workers %d: scan error %v, ReadText error %v", chunk, workers, err, wantErr)
+	}
+	if err == nil && (got.text != want || got.newlines != strings.Count(want, "\n")) {
+		t.Fatalf("chunk %d workers %d: scanned %q (%d newlines), ReadText %q", chunk, workers, got.text, got.newlines, want)
+	}
+}
+
+// Every sequence, valid or not, placed at every offset around a chunk cut:
+// the chunked validation agrees with utf8.Valid of the whole (R-072).
+func TestScanCutsAnywhere(t *testing.T) {
+	seqs := []string{
+		"é", "✓", "😀", "\r\n", // valid, 1 to 4 bytes
+		"\x80", "\xBF\xBF", "\x80\x80\x80\x80", // stray continuation bytes
+		"\xC3", "\xE2\x9C", "\xF0\x9F\x98", // truncated
+		"\xC3\xC3\xA9", "\xE2\x9C\x80\x80", "\xF0\x9F\x98\x80\x80", // one continuation too many
+		"\xC0\x80", "\xE0\x80\x80", "\xF0\x80\x80\x80", // overlong
+		"\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", // surrogate, too large, never a lead
+	}
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	for _, chunk := range []int{4, 5, 6, 7, 9} {
+		for _, seq := range seqs {
+			for at := 0; at <= 2*chunk; at++ {
+				for _, tail := range []int{0, 1, 3, chunk} {
+					data := strings.Repeat("a", at) + seq + strings.Repeat("b", tail)
+					if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					wantLikeReadText(t, f, path, chunk, 1+at%3)
+				}
+			}
+		}
+	}
+}
+
+// randomText mixes ASCII, CR, LF, CRLF, 2- to 4-byte characters, and (when
+// bad) invalid sequences and NULs, optionally behind a BOM.
+func randomText(r *rand.Rand, size int, bad bool) []byte {
+	pieces := []string{"a", "bc", "\n", "\r\n", "\r", "é", "✓", "😀", "\n\n"}
+	broken := []string{"\x80", "\xC3", "\xE2\x9C", "\xF0\x9F\x98", "\xED\xA0\x80", "\xC0\x80", "\xFF", "\x00"}
+	var b []byte
+	if r.IntN(3) == 0 {
+		b = append(b, bom...)
+	}
+	for len(b) < size {
+		if bad && r.IntN(size/2+1) == 0 {
+			b = append(b, broken[r.IntN(len(broken))]...)
+			continue
+		}
+		b = append(b, pieces[r.IntN(len(pieces))]...)
+	}
+	return b
+}
+
+// The parallel scan gives what ReadText gives, over many generated files and
+// chunkings: the same text and newline count, or the same error (binary
+// before invalid, a NUL after byte 8192 is text: R-070, R-071).
+func TestScanMatchesReadText(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	for i := range 600 {
+		size := r.IntN(200)
+		if i%10 == 0 {
+			size = 8000 + r.IntN(30000) // around the binary-sniff window
+		}
+		data := randomText(r, size, i%2 == 0)
+		if i%7 == 0 && len(data) > 8200 {
+			data[8192+r.IntN(len(data)-8192)] = 0 // text, not binary
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		chunk := utf8.UTFMax + r.IntN(max(size/3, 8))
+		wantLikeReadText(t, f, path, chunk, 1+r.IntN(4))
+	}
+}
+
+// FuzzScan: how the text is cut into chunks and how many workers share them
+// never changes what a scan returns.
+func FuzzScan(f *testing.F) {
+	f.Add([]byte("hello\nworld\n"), uint8(0), uint8(0))
+	f.Add([]byte("\xEF\xBB\xBFa😀b✓c\r\n"), uint8(1), uint8(2))
+	f.Add([]byte("ab😀\xF0\x9F\x98"), uint8(3), uint8(1))
+	f.Add([]byte("abc\xED\xA0\x80def"), uint8(2), uint8(3))
+	f.Add([]byte("abcd\x80\x80"), uint8(0), uint8(0))
+	f.Add([]byte("a\x00\xFF"), uint8(5), uint8(5))
+	f.Add([]byte(""), uint8(0), uint8(0))
+	dir := f.TempDir()
+	fsys := New(dir)
+	path := filepath.Join(dir, "f")
+	f.Fuzz(func(t *testing.T, data []byte, chunk, workers uint8) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantLikeReadText(t, fsys, path, utf8.UTFMax+int(chunk%64), 1+int(workers%4))
+	})
+}
+
+// R-076: cancellation is checked between chunks; nothing is visited after
+// it, and the workers are gone when the scan returns.
+func TestScanCancelledBetweenChunks(t *testing.T) {
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte(strings.Repeat("line\n", 64<<10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := fs.Target{Key: path, Path: path}
+	info, _ := f.Stat(context.Background(), tg)
+	ctx, cancel := context.WithCancel(context.Background())
+	visits := 0
+	err := scanLines(ctx, tg, info.Version, 4096, 2, func([]byte, int) error {
+		visits++
+		cancel()
+		return nil
+	})
+	if fmt.Sprint(err) != "read aborted" || !errors.Is(err, fs.ErrAborted) || visits != 1 {
+		t.Fatalf("%v after %d visits", err, visits)
+	}
+	if err := f.ScanLines(ctx, tg, info.Version, nil); fmt.Sprint(err) != "read aborted" {
+		t.Fatalf("pre-cancelled: %v", err)
+	}
+}
+
+// A visitor's error stops the scan and comes back as is.
+func TestScanVisitorError(t *testing.T) {
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte(strings.Repeat("x\n", 10000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := fs.Target{Key: path, Path: path}
+	info, _ := f.Stat(context.Background(), tg)
+	stop := errors.New("stop")
+	visits := 0
+	err := scanLines(context.Background(), tg, info.Version, 100, 2, func([]byte, int) error {
+		visits++
+		if visits == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || visits != 3 {
+		t.Fatalf("%v after %d visits", err, visits)
+	}
+}
+
+// The scanned text belongs to one version: a file that is not at the
+// version, or changes (grows, shrinks) during the scan, is FS_STALE_VERSION.
+func TestScanStaleVersion(t *testing.T) {
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	tg := fs.Target{Key: path, Path: path}
+	text := []byte(strings.Repeat("line\n", 64<<10))
+	changedMsg := `cannot read "` + path + `": file changed since it was read`
+	tests := []struct {
+		name   string
+		during func() error
+		want   string
+	}{
+		{"appended", func() error {
+			a, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err == nil {
+				_, err = a.WriteString("more\n")
+				a.Close()
+			}
+			return err
+		}, changedMsg},
+		{"truncated", func() error { return os.Truncate(path, 1) }, changedMsg},
+		{"rewritten in place", func() error { return os.WriteFile(path, bytes.ToUpper(text), 0o644) }, changedMsg},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(path, text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			info, _ := f.Stat(context.Background(), tg)
+			visits := 0
+			err := scanLines(context.Background(), tg, info.Version, 4096, 2, func([]byte, int) error {
+				if visits++; visits == 1 {
+					return tt.during()
+				}
+				return nil
+			})
+			if fmt.Sprint(err) != tt.want || !errors.Is(err, fs.ErrStaleVersion) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != changedMsg {
+		t.Fatalf("wrong version: %v", err)
+	}
+	os.Remove(path)
+	if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != `cannot read "`+path+`": file no longer exists` || !errors.Is(err, fs.ErrStaleVersion) {
+		t.Fatalf("deleted: %v", err)
+	}
+}
+
+// BenchmarkScanLines scans a whole file version (the read tool's first read
+// of a large file) with the default chunking: 16 MiB, and 512 MiB with
+// GORDIS_BIG_BENCH=1. Compare with BenchmarkStreamText.
+func BenchmarkScanLines(b *testing.B) {
+	sizes := []int{16 << 20}
+	if os.Getenv("GORDIS_BIG_BENCH") == "1" {
+		sizes = append(sizes, 512<<20)
+	}
+	for _, size := range sizes {
+		for _, text := range []struct {
+			name  string
+			every int
+		}{{"code", 16}, {"multibyte", 1}} {
+			b.Run(fmt.Sprintf("%dMiB/%s", size>>20, text.name), func(b *testing.B) {
+				dir := b.TempDir()
+				path := filepath.Join(dir, "big.txt")
+				textFile(b, path, size, text.every)
+				f := New(dir)
+				tg := fs.Target{Key: path, Path: path}
+				info, err := f.Stat(context.Background(), tg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				resetPeakRSS()
+				b.ResetTimer()
+				for b.Loop() {
+					lines := 0
+					if err := f.ScanLines(context.Background(), tg, info.Version, func(_ []byte, n int) error {
+						lines += n
+						return nil
+					}); err != nil || lines != size/80 {
+						b.Fatalf("%d lines, %v", lines, err)
+					}
+				}
+				b.StopTimer()
+				reportPeakRSS(b)
+			})
+		}
+	}
+}

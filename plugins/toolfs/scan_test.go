@@ -1,0 +1,130 @@
+package toolfs_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/registry"
+)
+
+// scanFixture is about 3.2 MiB of text behind a BOM whose awkward bytes sit
+// on the cuts between the provider's 1 MiB scan chunks (the text starts at
+// file offset 3, so cut k is at text offset k MiB): a CRLF split between
+// its CR and LF, and a 4-byte emoji split in its middle.
+func scanFixture() string {
+	var b strings.Builder
+	b.WriteString("\ufeff")
+	lines := func(upto int) {
+		for i := 0; b.Len() < upto-100; i++ {
+			fmt.Fprintf(&b, "%d %s\r\n", i, strings.Repeat("é", i%40))
+		}
+		for b.Len() < upto {
+			b.WriteByte('x')
+		}
+	}
+	lines(3 + 1<<20 - 1)
+	b.WriteString("\r\n") // the CR ends chunk 1, the LF starts chunk 2
+	lines(3 + 2<<20 - 2)
+	b.WriteString("😀\n") // two bytes on each side of cut 2
+	lines(3 + 3<<20 + 5000)
+	b.WriteString("no newline at the end")
+	return b.String()
+}
+
+// R-050..R-062, R-072: the first read of a large file through the provider's
+// parallel LineScanner renders exactly what the whole read and the plain
+// stream render, for pages at the start, across the chunk cuts, at the end
+// and past it; it scans once, and later pages come from the index.
+func TestReadScanMatchesStream(t *testing.T) {
+	text := scanFixture()
+	whole := setup(t, options{config: toolfs.Config{ReadStreamMinSize: 64 << 20}})
+	scan := setup(t, options{scanner: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	stream := setup(t, options{noSeeker: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	for _, e := range []*env{whole, scan, stream} {
+		e.write(t, "big.txt", text)
+	}
+	total := whole.call(nil, "read", args{"file_path": "big.txt"}).Value.(*toolfs.ReadResult).TotalLines
+	cut1 := strings.Count(text[:3+1<<20], "\n") + 1 // the line after the split CRLF
+	cut2 := strings.Count(text[:3+2<<20], "\n")     // the emoji's line
+	for _, offset := range []int{total - 1999, 1, 2, cut1 - 1, cut1, cut2 - 3, cut2, 4097, total, total + 1} {
+		for _, limit := range []int{3, 2000} {
+			a := args{"file_path": "big.txt", "offset": offset, "limit": limit}
+			want := strings.ReplaceAll(whole.call(nil, "read", a).Text, whole.dir, "")
+			for name, e := range map[string]*env{"scan": scan, "stream": stream} {
+				if got := strings.ReplaceAll(e.call(nil, "read", a).Text, e.dir, ""); got != want {
+					t.Fatalf("%s offset %d limit %d:\n%q\nwant\n%q", name, offset, limit, got, want)
+				}
+			}
+		}
+	}
+	if n := scan.fsys.scans.Load(); n != 1 {
+		t.Errorf("%d scans, want 1 (the first read; the rest from the index)", n)
+	}
+	if scan.fsys.streams.Load() != 0 || scan.fsys.seeksAt.Load() == 0 {
+		t.Errorf("scan env: %d plain streams, %d indexed starts", scan.fsys.streams.Load(), scan.fsys.seeksAt.Load())
+	}
+}
+
+// R-070..R-073, trap 8: invalid UTF-8 anywhere fails the whole read with no
+// partial page, wherever it sits relative to the chunk cuts; a NUL in the
+// first 8192 bytes is binary, one after them is text.
+func TestReadScanDecodingErrors(t *testing.T) {
+	text := scanFixture()
+	scan := setup(t, options{scanner: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	stream := setup(t, options{noSeeker: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	invalid := "Error: cannot read \"%s\": invalid UTF-8 text"
+	tests := []struct {
+		at   int
+		bad  string
+		want string
+	}{
+		{3 + 1<<20 - 1, "\xFF", invalid},
+		{3 + 1<<20, "\x80", invalid},
+		{3 + 1<<20 + 1, "\xC3", invalid},
+		{3 + 2<<20 - 2, "\xF0\x9F\x98", invalid}, // the emoji over cut 2 loses its last byte
+		{3 + 2<<20 + 1, "\xED\xA0\x80", invalid},
+		{len(text), "\xE2\x82", invalid}, // truncated at the end of the file
+		{100, "\x00", "Error: cannot read \"%s\": binary file"},
+		{9000, "\x00", ""},
+	}
+	for _, tt := range tests {
+		bad := text[:tt.at] + tt.bad + text[tt.at:]
+		for name, e := range map[string]*env{"scan": scan, "stream": stream} {
+			e.write(t, "bad.txt", bad)
+			r := e.call(nil, "read", args{"file_path": "bad.txt", "limit": 5})
+			if tt.want == "" {
+				if r.IsError {
+					t.Fatalf("%s: NUL at %d: %s", name, tt.at, r.Text)
+				}
+				continue
+			}
+			wantError(t, r, fmt.Sprintf(tt.want, e.path("bad.txt")), fs.CodeNotText)
+		}
+	}
+	if scan.fsys.scans.Load() != int32(len(tests)) { // each file is a new version
+		t.Errorf("%d scans", scan.fsys.scans.Load())
+	}
+}
+
+// R-076, R-132: a read cancelled in the middle of the parallel scan fails
+// with "read aborted" and observes nothing.
+func TestReadScanCancelled(t *testing.T) {
+	e := setup(t, options{policy: true, scanner: true, config: toolfs.Config{ReadStreamMinSize: 1}})
+	e.write(t, "a.txt", strings.Repeat("line\n", 1<<20))
+	ctx, cancel := context.WithCancel(context.Background())
+	e.fsys.onStream = cancel
+	s := newSession(e.dir)
+	r := e.tools.Execute(ctx, &registry.Call{ID: "1", Tool: "read", Args: json.RawMessage(`{"file_path":"a.txt"}`), Session: s})
+	wantError(t, r, "Error: read aborted", fs.CodeAborted)
+	if e.fsys.scans.Load() != 1 {
+		t.Fatalf("%d scans", e.fsys.scans.Load())
+	}
+	e.fsys.onStream = nil
+	wantError(t, e.call(s, "edit", args{"file_path": "a.txt", "old_string": "line", "new_string": "x", "replace_all": true}),
+		`Error: edit requires reading "`+e.path("a.txt")+`" first`, fs.CodeNotObserved)
+}
