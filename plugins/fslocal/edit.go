@@ -42,11 +42,11 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("edit", err)
 	}
-	file, _, err := openRegular("edit", t)
+	file, fst, err := openRegular("edit", t)
 	if err != nil {
 		return nil, err
 	}
-	data, err := readAll(ctx, "edit", t.Path, file, st.Size)
+	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
 	file.Close()
 	if err != nil {
 		return nil, err
@@ -70,23 +70,38 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
 			res.Replacements, t.Path)
 	}
-	if err := writeAtomic(ctx, "edit", t, st.Mode&0o777, prefix, res.Stored); err != nil {
+	s, err := stage(ctx, "edit", t)
+	if err != nil {
 		return nil, err
 	}
-	return &fs.EditOutcome{Before: res.Before, After: res.After, Replacements: res.Replacements, Version: postVersion(t)}, nil
+	defer s.discard()
+	if err := s.write(ctx, res.CRLF, append([]string{prefix}, res.After...)...); err != nil {
+		return nil, err
+	}
+	after := res.after() // while the disk writes
+	if err := s.commit(ctx, t, st.Mode&0o777); err != nil {
+		return nil, err
+	}
+	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: postVersion(t)}, nil
 }
 
-// editResult is a literal edit of a text. Before and After are
-// LF-normalised; Stored is After in the text's line-ending style.
-// Replacements is the number of non-overlapping matches; when it is 0, or
-// above 1 without ReplaceAll, nothing was replaced and After/Stored are "".
+// editResult is a literal edit of a text. Before is LF-normalised. After
+// is the LF-normalised result as the pieces it joins, which share Before's
+// memory: they are written as they are, and joined only while the disk
+// writes. CRLF tells the style the result is stored in. Replacements is the
+// number of non-overlapping matches; when it is 0, or above 1 without
+// ReplaceAll, nothing was replaced and After is nil.
 type editResult struct {
-	Before, After, Stored string
-	Replacements          int
+	Before       string
+	After        []string
+	CRLF         bool
+	Replacements int
 }
+
+func (r *editResult) after() string { return strings.Join(r.After, "") }
 
 // applyEdit matches and replaces on CRLF-normalised text (file, old and new
-// alike), then writes the whole result back in the text's dominant style.
+// alike); the whole result is stored in the text's dominant style.
 func applyEdit(text string, edit fs.EditRequest) editResult {
 	res := editResult{Before: lf(text)}
 	old, repl := lf(edit.Old), lf(edit.New)
@@ -97,7 +112,7 @@ func applyEdit(text string, edit fs.EditRequest) editResult {
 		if res.Replacements = strings.Count(res.Before, old); res.Replacements == 0 {
 			return res
 		}
-		res.After = strings.ReplaceAll(res.Before, old, repl)
+		res.After = []string{strings.ReplaceAll(res.Before, old, repl)}
 	} else {
 		// One pass for the common case: the first match, then a search of
 		// the rest that only a second match turns into a full count.
@@ -109,12 +124,9 @@ func applyEdit(text string, edit fs.EditRequest) editResult {
 		if res.Replacements = 1 + strings.Count(rest, old); res.Replacements > 1 {
 			return res
 		}
-		res.After = res.Before[:i] + repl + rest
+		res.After = []string{res.Before[:i], repl, rest}
 	}
-	res.Stored = res.After
-	if dominantCRLF(text) {
-		res.Stored = strings.ReplaceAll(res.After, "\n", "\r\n")
-	}
+	res.CRLF = dominantCRLF(text)
 	return res
 }
 

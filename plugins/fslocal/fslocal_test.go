@@ -471,7 +471,7 @@ func TestGuardedRaceWideWindow(t *testing.T) {
 }
 
 // a cancellation between the chunks of a large write (the 5th
-// checkpoint of a create is the one before its 3rd 4 MiB chunk) leaves
+// checkpoint of a create is the one before its 3rd chunk) leaves
 // neither the file nor the staging directory.
 func TestCancelBetweenChunks(t *testing.T) {
 	f, root := fixture(t)

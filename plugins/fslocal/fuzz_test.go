@@ -16,17 +16,19 @@ import (
 
 // FuzzApplyEdit checks the literal edit against its definition: matching on
 // CRLF-normalised text, strings.Replace semantics (non-overlapping, left to
-// right), and the whole result written back in the dominant style, decided
-// on the first 4096 UTF-16 units (cross-checked with package utf16).
+// right), and the whole result stored in the dominant style, decided on the
+// first 4096 UTF-16 units (cross-checked with package utf16), through the
+// writer's encoding at any chunk size.
 func FuzzApplyEdit(f *testing.F) {
-	f.Add("a\r\nOLD\r\nb\r\n", "OLD", "NEW", false)
-	f.Add("a\r\nb\nc\n", "b", "B", false)
-	f.Add("aaa", "aa", "X", false)
-	f.Add("a a a", "a", "b", true)
-	f.Add("x\ny", "x", "x\r", false)
-	f.Add("a\rb\r\n", "\r", "", true)
-	f.Add(strings.Repeat("😀", 2047)+"\r\n\n\r\n", "😀", "", true)
-	f.Fuzz(func(t *testing.T, text, old, repl string, all bool) {
+	f.Add("a\r\nOLD\r\nb\r\n", "OLD", "NEW", false, uint8(0))
+	f.Add("a\r\nb\nc\n", "b", "B", false, uint8(1))
+	f.Add("aaa", "aa", "X", false, uint8(0))
+	f.Add("a a a", "a", "b", true, uint8(0))
+	f.Add("x\ny", "x", "x\r", false, uint8(0))
+	f.Add("a\rb\r\n", "\r", "", true, uint8(2))
+	f.Add("\r\n\r\n\r\nx\n", "x", "\n\n", false, uint8(0))
+	f.Add(strings.Repeat("😀", 2047)+"\r\n\n\r\n", "😀", "", true, uint8(3))
+	f.Fuzz(func(t *testing.T, text, old, repl string, all bool, chunk uint8) {
 		res := applyEdit(text, fs.EditRequest{Old: old, New: repl, ReplaceAll: all})
 		before, o, n := lf(text), lf(old), lf(repl)
 		if res.Before != before {
@@ -40,24 +42,34 @@ func FuzzApplyEdit(f *testing.F) {
 			t.Fatalf("Replacements = %d, want %d", res.Replacements, count)
 		}
 		if count == 0 || (count > 1 && !all) {
-			if res.After != "" || res.Stored != "" {
-				t.Fatalf("a refused edit produced %q", res.Stored)
+			if res.After != nil {
+				t.Fatalf("a refused edit produced %q", res.After)
 			}
 			return
 		}
-		if want := strings.Join(strings.Split(before, o), n); res.After != want {
-			t.Fatalf("After = %q, want %q", res.After, want)
+		after := res.after()
+		if want := strings.Join(strings.Split(before, o), n); after != want {
+			t.Fatalf("After = %q, want %q", after, want)
 		}
 		crlf := crlfByUTF16(text)
-		if crlf != dominantCRLF(text) {
-			t.Fatalf("dominantCRLF(%q) = %v, want %v", text, !crlf, crlf)
+		if crlf != dominantCRLF(text) || crlf != res.CRLF {
+			t.Fatalf("dominantCRLF(%q) = %v, CRLF = %v, want %v", text, dominantCRLF(text), res.CRLF, crlf)
 		}
-		want := res.After
+		want := after
 		if crlf {
-			want = strings.ReplaceAll(res.After, "\n", "\r\n")
+			want = strings.ReplaceAll(after, "\n", "\r\n")
 		}
-		if res.Stored != want {
-			t.Fatalf("Stored = %q, want %q", res.Stored, want)
+		size := 2 + int(chunk)
+		var stored strings.Builder
+		encode(res.After, crlf, size, func(p string) error {
+			if len(p) == 0 || len(p) > size {
+				t.Fatalf("piece of %d bytes, chunk %d", len(p), size)
+			}
+			stored.WriteString(p)
+			return nil
+		})
+		if stored.String() != want {
+			t.Fatalf("stored %q, want %q", stored.String(), want)
 		}
 	})
 }
