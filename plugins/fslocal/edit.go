@@ -42,6 +42,10 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("edit", err)
 	}
+	// The staging directory is made while the file is read and checked;
+	// an edit that fails before its write removes it unused.
+	staged := stageAsync(ctx, "edit", t)
+	defer staged.discard()
 	file, fst, err := openRegular("edit", t)
 	if err != nil {
 		return nil, err
@@ -72,11 +76,10 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
 			res.Replacements, t.Path)
 	}
-	s, err := stage(ctx, "edit", t)
+	s, err := staged.wait()
 	if err != nil {
 		return nil, err
 	}
-	defer s.discard()
 	if err := s.write(ctx, res.CRLF, append([]string{prefix}, res.After...)...); err != nil {
 		return nil, err
 	}

@@ -182,6 +182,35 @@ func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	return s, nil
 }
 
+// pendingStage is a [stage] running on another goroutine.
+type pendingStage struct {
+	done chan struct{}
+	s    *staging
+	err  error
+}
+
+func stageAsync(ctx context.Context, verb string, t fs.Target) *pendingStage {
+	p := &pendingStage{done: make(chan struct{})}
+	go func() {
+		p.s, p.err = stage(ctx, verb, t)
+		close(p.done)
+	}()
+	return p
+}
+
+// wait returns what stage returned.
+func (p *pendingStage) wait() (*staging, error) {
+	<-p.done
+	return p.s, p.err
+}
+
+// discard waits for the stage and discards it, whether used or not.
+func (p *pendingStage) discard() {
+	if s, _ := p.wait(); s != nil {
+		s.discard()
+	}
+}
+
 // write appends the concatenation of parts to the temp file, in chunks of
 // at most writeChunk bytes (checking ctx before each), with every "\n"
 // written as "\r\n" when crlf. After each writeChunk bytes it asks the
