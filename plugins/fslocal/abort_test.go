@@ -32,8 +32,9 @@ func flipAt(at int32) *flipCtx { return &flipCtx{Context: context.Background(), 
 // an abort that lands
 // after a checkpoint was passed is still reported, never a result. The
 // counts follow the checkpoints in order; for the 3-byte file: an edit
-// checks before reading (1), twice while reading (2, 3), before the mkdir
-// (4), before staging (5), per chunk (6) and before the rename (7); a create
+// checks before reading (1), then twice while reading and, beside the read,
+// before the mkdir and before staging (2 to 5, interleaved), per chunk (6)
+// and before the rename (7); a create
 // checks before the mkdir (1), before staging (2), per chunk (3) and before
 // the rename (4).
 func TestAbortCheckpoints(t *testing.T) {
@@ -63,7 +64,7 @@ func TestAbortCheckpoints(t *testing.T) {
 			_, err := f.EditText(ctx, file, fs.EditRequest{Old: "a", New: "b"}, nil)
 			return err
 		}, "edit aborted"},
-		{"edit before staging", 5, func(ctx context.Context) error {
+		{"edit at the last read or staging check", 5, func(ctx context.Context) error {
 			_, err := f.EditText(ctx, file, fs.EditRequest{Old: "a", New: "b"}, nil)
 			return err
 		}, "edit aborted"},
