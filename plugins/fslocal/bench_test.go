@@ -197,25 +197,30 @@ func BenchmarkListDir(b *testing.B) {
 }
 
 // BenchmarkEdit10MiB edits one line of a 10 MiB file, guarded, back and
-// forth (upstream: 37 ms). It includes the fsyncs.
+// forth (upstream: 37 ms). It includes the fsyncs. "crlf" is the same text
+// with CRLF line endings (the result is stored converted back to CRLF).
 func BenchmarkEdit10MiB(b *testing.B) {
-	f, tg, v := editFixture(b)
-	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
-	b.SetBytes(10 << 20)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		out, err := f.EditText(context.Background(), tg, edits[i%2], &fs.EditIntent{Version: v})
-		if err != nil {
-			b.Fatal(err)
-		}
-		v, i = out.Version, i+1
+	for _, eol := range []string{"lf", "crlf"} {
+		b.Run(eol, func(b *testing.B) {
+			f, tg, v := editFixture(b, eol == "crlf")
+			edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
+			b.SetBytes(10 << 20)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				out, err := f.EditText(context.Background(), tg, edits[i%2], &fs.EditIntent{Version: v})
+				if err != nil {
+					b.Fatal(err)
+				}
+				v, i = out.Version, i+1
+			}
+		})
 	}
 }
 
 // editFixture is BenchmarkEdit10MiB's file: 10 MiB of text with "the one
-// line we edit" in the middle.
-func editFixture(b *testing.B) (*FS, fs.Target, fs.Version) {
+// line we edit" in the middle, with CRLF line endings when crlf.
+func editFixture(b *testing.B, crlf bool) (*FS, fs.Target, fs.Version) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "a.txt")
 	textFile(b, path, 10<<20, 16)
@@ -225,6 +230,9 @@ func editFixture(b *testing.B) (*FS, fs.Target, fs.Version) {
 	}
 	half := len(data) / 2 // on a line boundary: lines are 80 bytes
 	marked := string(data[:half]) + "the one line we edit\n" + string(data[half:])
+	if crlf {
+		marked = strings.ReplaceAll(marked, "\n", "\r\n")
+	}
 	if err := os.WriteFile(path, []byte(marked), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -246,7 +254,7 @@ func editFixture(b *testing.B) (*FS, fs.Target, fs.Version) {
 // close, rename, fsync of the directory) and cleanup (staging removal,
 // post-stat).
 func BenchmarkEditSteps(b *testing.B) {
-	_, tg, _ := editFixture(b)
+	_, tg, _ := editFixture(b, false)
 	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
 	names := []string{"read", "check", "match", "stage", "write", "join", "commit", "cleanup"}
 	spent := make([]time.Duration, len(names))

@@ -30,7 +30,8 @@ func FuzzApplyEdit(f *testing.F) {
 	f.Add(strings.Repeat("😀", 2047)+"\r\n\n\r\n", "😀", "", true, uint8(3))
 	f.Fuzz(func(t *testing.T, text, old, repl string, all bool, chunk uint8) {
 		res := applyEdit(text, fs.EditRequest{Old: old, New: repl, ReplaceAll: all})
-		before, o, n := lf(text), lf(old), lf(repl)
+		norm := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+		before, o, n := norm(text), norm(old), norm(repl)
 		if res.Before != before {
 			t.Fatalf("Before = %q, want %q", res.Before, before)
 		}
