@@ -6,36 +6,49 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
+	"syscall"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
 const (
-	// scanChunk is what one scan worker reads (pread) and validates at a
-	// time. Big enough that a chunk costs far more than its hand-off, small
-	// enough that a few of them in flight stay cheap.
-	scanChunk = 1 << 20
+	// scanChunk is what one scan worker maps and validates at a time: big
+	// enough that the mapping and its hand-off cost little, small enough
+	// that the few in view stay a small part of the resident set.
+	scanChunk = 4 << 20
 	// scanSegment is the granularity of the newline counts handed to the
 	// visitor: a consumer looking for one line scans at most this much.
 	scanSegment = 16 << 10
 	// scanAhead is how far a chunk's read reaches past its own bytes, to
 	// see a sequence that straddles the cut (and as far before it).
 	scanAhead = utf8.UTFMax - 1
+	// scanWorkers caps the workers: memory bandwidth is shared, and each
+	// worker adds a mapped chunk to the resident set.
+	scanWorkers = 4
 )
 
 var _ fs.LineScanner = (*FS)(nil)
 
-// ScanLines reads the text of version v in chunks with one worker per CPU,
-// each validating and counting its chunk, and visits the chunks in order
-// on the calling goroutine. It holds at most two chunks per worker.
+// ScanLines splits the text of version v into chunks for one worker per
+// CPU, each viewing, validating and counting its chunk, and visits the
+// chunks in order on the calling goroutine. At most one chunk more than
+// there are workers is in view at a time.
 func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {
-	return scanLines(ctx, t, v, scanChunk, runtime.GOMAXPROCS(0), visit)
+	return scanLines(ctx, t, v, scanConfig{chunk: scanChunk, workers: min(runtime.GOMAXPROCS(0), scanWorkers)}, visit)
 }
 
-// scanLines is ScanLines with the chunk size and worker count as arguments.
-func scanLines(ctx context.Context, t fs.Target, v fs.Version, chunk, workers int, visit func([]byte, int) error) error {
+// scanConfig is how a scan splits its work.
+type scanConfig struct {
+	chunk   int  // bytes per job, at least utf8.UTFMax
+	workers int  // goroutines viewing, validating and counting jobs
+	read    bool // read every chunk, as for a file that cannot be mapped
+}
+
+func scanLines(ctx context.Context, t fs.Target, v fs.Version, cfg scanConfig, visit func([]byte, int) error) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted("read", err)
 	}
@@ -47,8 +60,8 @@ func scanLines(ctx context.Context, t fs.Target, v fs.Version, chunk, workers in
 	if err := sniff(file, t.Path, start); err != nil {
 		return err
 	}
-	s := scan{ctx: ctx, file: file, path: t.Path, start: start, end: st.Size}
-	if err := s.run(chunk, workers, visit); err != nil {
+	s := scan{cfg: cfg, ctx: ctx, file: file, path: t.Path, start: start, end: st.Size}
+	if err := s.run(visit); err != nil {
 		return err
 	}
 	// Every chunk was read at the size and version seen on open; a write
@@ -64,6 +77,7 @@ func scanLines(ctx context.Context, t fs.Target, v fs.Version, chunk, workers in
 
 // scan is one pass over the text file[start:end).
 type scan struct {
+	cfg        scanConfig
 	ctx        context.Context
 	file       *os.File
 	path       string
@@ -74,44 +88,64 @@ type scan struct {
 // chunk's bytes) and counts (newlines per scanSegment of text), or err,
 // then closes done.
 type scanJob struct {
-	lo, hi int64
-	buf    []byte
-	text   []byte
-	counts []int
-	err    error
-	done   chan struct{}
+	lo, hi  int64
+	mapping []byte // the mapped pages, or nil
+	buf     []byte // the read buffer when the chunk is not mapped
+	data    []byte // file[lo-scanAhead:hi+scanAhead], clamped to the text
+	text    []byte // data's view of [lo, hi)
+	counts  []int
+	err     error
+	done    chan struct{}
 }
 
-// run splits the text into chunks of size chunk (at least utf8.UTFMax)
-// for workers goroutines, and visits them in order as they complete. The
-// first failure in text order wins, as in a sequential read; cancellation is
-// checked before every chunk.
-func (s *scan) run(chunk, workers int, visit func([]byte, int) error) error {
+// run splits the text into chunks for the workers, and visits them in
+// order as they complete. The first failure in text order wins, as in a
+// sequential read; cancellation is checked before every chunk.
+func (s *scan) run(visit func([]byte, int) error) (err error) {
+	chunk := s.cfg.chunk
 	n := int((s.end - s.start + int64(chunk) - 1) / int64(chunk))
 	if n == 0 {
 		return nil
 	}
-	workers = min(workers, n)
-	slots := min(2*workers, n)
+	workers := min(s.cfg.workers, n)
+	slots := min(workers+1, n)
+	queue := make([]*scanJob, slots) // ring of jobs in text order
+	for k := range queue {
+		queue[k] = &scanJob{}
+	}
 	jobs := make(chan *scanJob, slots)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			debug.SetPanicOnFault(true) // see view
 			for j := range jobs {
 				s.fill(j)
 			}
 		})
 	}
-	// Workers use the file and the buffers: they finish before run returns.
+	// Workers use the file and the views: they finish before the views go.
+	defer func() {
+		for _, j := range queue {
+			j.release()
+		}
+	}()
 	defer wg.Wait()
 	defer close(jobs)
+	// The visitor reads the views too: a fault there is the same change.
+	var visiting *scanJob // done, not yet handed back: only this goroutine reads it
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if visiting == nil || !faultIn(r, visiting) {
+				panic(r)
+			}
+			err = changed(s.path)
+		}
+	}()
 
-	queue := make([]*scanJob, slots) // ring of jobs in text order
-	for k := range queue {
-		queue[k] = &scanJob{buf: make([]byte, chunk+2*scanAhead)}
-	}
 	dispatch := func(i int) {
 		j := queue[i%slots]
+		j.release()
 		j.lo = s.start + int64(i)*int64(chunk)
 		j.hi = min(j.lo+int64(chunk), s.end)
 		j.done = make(chan struct{})
@@ -129,6 +163,7 @@ func (s *scan) run(chunk, workers int, visit func([]byte, int) error) error {
 		if j.err != nil {
 			return j.err
 		}
+		visiting = j
 		for k, count := range j.counts {
 			if err := visit(j.text[k*scanSegment:min((k+1)*scanSegment, len(j.text))], count); err != nil {
 				return err
@@ -141,34 +176,106 @@ func (s *scan) run(chunk, workers int, visit func([]byte, int) error) error {
 	return nil
 }
 
-// fill reads one chunk with scanAhead bytes on each side, validates the
-// UTF-8 sequences that start in it (see cutAt), and counts its newlines.
+// fill views one chunk with scanAhead bytes on each side, then, segment by
+// segment while it is in the L1 cache, validates the UTF-8 sequences that
+// start in it (see cutAt) and counts its newlines.
 func (s *scan) fill(j *scanJob) {
 	defer close(j.done)
+	defer func() {
+		if r := recover(); r != nil {
+			if !faultIn(r, j) {
+				panic(r)
+			}
+			j.err = changed(s.path)
+		}
+	}()
 	if err := s.ctx.Err(); err != nil {
 		j.err = fs.Aborted("read", err)
 		return
 	}
 	from, to := max(j.lo-scanAhead, s.start), min(j.hi+scanAhead, s.end)
-	b := j.buf[:to-from]
-	if n, err := s.file.ReadAt(b, from); n < len(b) {
-		if err == nil || err == io.EOF { // shorter than on open: changed
-			j.err = changed(s.path)
-		} else {
-			j.err = osError("read", s.path, err)
-		}
+	if j.err = j.view(s, from, to); j.err != nil {
 		return
 	}
+	b := j.data
 	lo, hi := int(j.lo-from), int(j.hi-from)
-	if !utf8.Valid(b[cutAt(b, lo, j.lo == s.start):cutAt(b, hi, j.hi == s.end)]) {
-		j.err = invalidText("read", s.path)
-		return
-	}
 	j.text = b[lo:hi]
 	j.counts = j.counts[:0]
-	for k := 0; k < len(j.text); k += scanSegment {
-		j.counts = append(j.counts, bytes.Count(j.text[k:min(k+scanSegment, len(j.text))], newline))
+	cut, last := cutAt(b, lo, j.lo == s.start), cutAt(b, hi, j.hi == s.end)
+	for k := lo; k < hi; k += scanSegment {
+		e := min(k+scanSegment, hi)
+		next := last
+		if e+utf8.UTFMax <= hi { // a cut never lands before the previous one
+			next = cutAt(b, e, false)
+		}
+		if !utf8.Valid(b[cut:next]) {
+			j.err = invalidText("read", s.path)
+			return
+		}
+		cut = next
+		j.counts = append(j.counts, bytes.Count(b[k:e], newline))
 	}
+}
+
+// view makes j.data the bytes file[from:to). It maps them (copying them
+// out of the page cache costs more than validating and counting them), or
+// reads them when the file cannot be mapped. Touching a mapped page that a
+// shrinking file lost faults; SetPanicOnFault turns that into a panic,
+// which the scan turns into a changed-file error, as it does a short read.
+func (j *scanJob) view(s *scan, from, to int64) error {
+	if !s.cfg.read {
+		if m, off, err := mapRange(s.file, from, to); err == nil {
+			j.mapping, j.data = m, m[off:]
+			return nil
+		}
+	}
+	if int64(cap(j.buf)) < to-from {
+		j.buf = make([]byte, to-from)
+	}
+	j.data = j.buf[:to-from]
+	if n, err := s.file.ReadAt(j.data, from); n < len(j.data) {
+		if err == nil || err == io.EOF { // shorter than on open
+			return changed(s.path)
+		}
+		return osError("read", s.path, err)
+	}
+	return nil
+}
+
+// mapRange maps file[from:to) read-only from the page holding from, which
+// is off bytes into the mapping.
+func mapRange(file *os.File, from, to int64) (m []byte, off int64, err error) {
+	base := from &^ int64(os.Getpagesize()-1)
+	raw, err := file.SyscallConn()
+	if err != nil {
+		return nil, 0, err
+	}
+	if cerr := raw.Control(func(fd uintptr) {
+		m, err = syscall.Mmap(int(fd), base, int(to-base), syscall.PROT_READ, syscall.MAP_SHARED)
+	}); cerr != nil {
+		return nil, 0, cerr
+	}
+	return m, from - base, err
+}
+
+// release drops the job's view.
+func (j *scanJob) release() {
+	if j.mapping != nil {
+		syscall.Munmap(j.mapping)
+	}
+	j.mapping, j.data, j.text = nil, nil, nil
+}
+
+// faultIn reports whether a recovered value is a memory fault, turned
+// into a panic by SetPanicOnFault, at an address in j's mapping. Any other
+// panic is not the scan's to handle.
+func faultIn(r any, j *scanJob) bool {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok || len(j.mapping) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(j.mapping)))
+	return f.Addr() >= start && f.Addr()-start < uintptr(len(j.mapping))
 }
 
 var newline = []byte{'\n'}

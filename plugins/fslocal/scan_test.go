@@ -25,7 +25,7 @@ type scanned struct {
 
 // scanPath stats path and scans that version with the given chunking. It
 // fails the test when a segment's count disagrees with its bytes.
-func scanPath(t testing.TB, f *FS, path string, chunk, workers int) (scanned, error) {
+func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error) {
 	t.Helper()
 	tg := fs.Target{Key: path, Path: path}
 	info, err := f.Stat(context.Background(), tg)
@@ -34,7 +34,7 @@ func scanPath(t testing.TB, f *FS, path string, chunk, workers int) (scanned, er
 	}
 	var got scanned
 	var text bytes.Buffer
-	err = scanLines(context.Background(), tg, info.Version, chunk, workers, func(b []byte, n int) error {
+	err = scanLines(context.Background(), tg, info.Version, cfg, func(b []byte, n int) error {
 		if c := bytes.Count(b, newline); c != n {
 			t.Fatalf("segment %q counted %d newlines, holds %d", b, n, c)
 		}
@@ -52,42 +52,64 @@ func scanPath(t testing.TB, f *FS, path string, chunk, workers int) (scanned, er
 
 // wantLikeReadText checks a scan against ReadText of the same file: the same
 // text, or the same error message and code.
-func wantLikeReadText(t testing.TB, f *FS, path string, chunk, workers int) {
+func wantLikeReadText(t testing.TB, f *FS, path string, cfg scanConfig) {
 	t.Helper()
 	want, wantErr := f.ReadText(context.Background(), fs.Target{Key: path, Path: path})
-	got, err := scanPath(t, f, path, chunk, workers)
+	got, err := scanPath(t, f, path, cfg)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) || fs.CodeOf(err) != fs.CodeOf(wantErr) {
-		t.Fatalf("chunk %d workers %d: scan error %v, ReadText error %v", chunk, workers, err, wantErr)
+		t.Fatalf("%+v: scan error %v, ReadText error %v", cfg, err, wantErr)
 	}
 	if err == nil && (got.text != want || got.newlines != strings.Count(want, "\n")) {
-		t.Fatalf("chunk %d workers %d: scanned %q (%d newlines), ReadText %q", chunk, workers, got.text, got.newlines, want)
+		t.Fatalf("%+v: scanned %q (%d newlines), ReadText %q", cfg, got.text, got.newlines, want)
 	}
+}
+
+// cutSeqs are valid and invalid sequences to place on chunk cuts.
+var cutSeqs = []string{
+	"é", "✓", "😀", "\r\n", // valid, 1 to 4 bytes
+	"\x80", "\xBF\xBF", "\x80\x80\x80\x80", // stray continuation bytes
+	"\xC3", "\xE2\x9C", "\xF0\x9F\x98", "\xF4", // truncated
+	"\xC3\xC3\xA9", "\xE2\x9C\x80\x80", "\xF0\x9F\x98\x80\x80", // one continuation too many
+	"\xC0\x80", "\xE0\x80\x80", "\xF0\x80\x80\x80", // overlong
+	"\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", // surrogate, too large, never a lead
 }
 
 // Every sequence, valid or not, placed at every offset around a chunk cut:
 // the chunked validation agrees with utf8.Valid of the whole (R-072).
 func TestScanCutsAnywhere(t *testing.T) {
-	seqs := []string{
-		"é", "✓", "😀", "\r\n", // valid, 1 to 4 bytes
-		"\x80", "\xBF\xBF", "\x80\x80\x80\x80", // stray continuation bytes
-		"\xC3", "\xE2\x9C", "\xF0\x9F\x98", // truncated
-		"\xC3\xC3\xA9", "\xE2\x9C\x80\x80", "\xF0\x9F\x98\x80\x80", // one continuation too many
-		"\xC0\x80", "\xE0\x80\x80", "\xF0\x80\x80\x80", // overlong
-		"\xED\xA0\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF", // surrogate, too large, never a lead
-	}
 	dir := t.TempDir()
 	f := New(dir)
 	path := filepath.Join(dir, "f")
 	for _, chunk := range []int{4, 5, 6, 7, 9} {
-		for _, seq := range seqs {
+		for _, seq := range cutSeqs {
 			for at := 0; at <= 2*chunk; at++ {
 				for _, tail := range []int{0, 1, 3, chunk} {
 					data := strings.Repeat("a", at) + seq + strings.Repeat("b", tail)
 					if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 						t.Fatal(err)
 					}
-					wantLikeReadText(t, f, path, chunk, 1+at%3)
+					wantLikeReadText(t, f, path, scanConfig{chunk: chunk, workers: 1 + at%3, read: tail%2 == 1})
 				}
+			}
+		}
+	}
+}
+
+// The same at the cuts between the segments of one chunk, where the
+// validation also stops and resumes, and with a last segment shorter than
+// a character.
+func TestScanSegmentCuts(t *testing.T) {
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "f")
+	for _, seq := range cutSeqs {
+		for _, at := range []int{scanSegment - 4, scanSegment - 1, scanSegment, scanSegment + 1, 2*scanSegment - 2, 2*scanSegment - 1, 2*scanSegment + 1} {
+			data := strings.Repeat("a", at) + seq + strings.Repeat("b", 3*scanSegment-at)
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, chunk := range []int{4 * scanSegment, 2*scanSegment + 2} {
+				wantLikeReadText(t, f, path, scanConfig{chunk: chunk, workers: 2, read: at%2 == 0})
 			}
 		}
 	}
@@ -133,7 +155,7 @@ func TestScanMatchesReadText(t *testing.T) {
 			t.Fatal(err)
 		}
 		chunk := utf8.UTFMax + r.IntN(max(size/3, 8))
-		wantLikeReadText(t, f, path, chunk, 1+r.IntN(4))
+		wantLikeReadText(t, f, path, scanConfig{chunk: chunk, workers: 1 + r.IntN(4), read: i%3 == 0})
 	}
 }
 
@@ -154,110 +176,174 @@ func FuzzScan(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		wantLikeReadText(t, fsys, path, utf8.UTFMax+int(chunk%64), 1+int(workers%4))
+		wantLikeReadText(t, fsys, path, scanConfig{chunk: utf8.UTFMax + int(chunk%64), workers: 1 + int(workers%4), read: workers&4 != 0})
 	})
+}
+
+// bothViews runs a test with mapped and with read chunks of 4 KiB.
+func bothViews(t *testing.T, test func(t *testing.T, cfg scanConfig)) {
+	for _, read := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read=%v", read), func(t *testing.T) {
+			test(t, scanConfig{chunk: 4096, workers: 2, read: read})
+		})
+	}
+}
+
+// writeScanned writes n lines of "line\n" to a fresh file and returns its target and version.
+func writeScanned(t *testing.T, f *FS, path string, n int) (fs.Target, fs.Version) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Repeat("line\n", n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := fs.Target{Key: path, Path: path}
+	info, err := f.Stat(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg, info.Version
 }
 
 // R-076: cancellation is checked between chunks; nothing is visited after
 // it, and the workers are gone when the scan returns.
 func TestScanCancelledBetweenChunks(t *testing.T) {
-	dir := t.TempDir()
-	f := New(dir)
-	path := filepath.Join(dir, "f")
-	if err := os.WriteFile(path, []byte(strings.Repeat("line\n", 64<<10)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tg := fs.Target{Key: path, Path: path}
-	info, _ := f.Stat(context.Background(), tg)
-	ctx, cancel := context.WithCancel(context.Background())
-	visits := 0
-	err := scanLines(ctx, tg, info.Version, 4096, 2, func([]byte, int) error {
-		visits++
-		cancel()
-		return nil
+	bothViews(t, func(t *testing.T, cfg scanConfig) {
+		dir := t.TempDir()
+		f := New(dir)
+		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
+		ctx, cancel := context.WithCancel(context.Background())
+		visits := 0
+		err := scanLines(ctx, tg, v, cfg, func([]byte, int) error {
+			visits++
+			cancel()
+			return nil
+		})
+		if fmt.Sprint(err) != "read aborted" || !errors.Is(err, fs.ErrAborted) || visits != 1 {
+			t.Fatalf("%v after %d visits", err, visits)
+		}
+		if err := f.ScanLines(ctx, tg, v, nil); fmt.Sprint(err) != "read aborted" {
+			t.Fatalf("pre-cancelled: %v", err)
+		}
 	})
-	if fmt.Sprint(err) != "read aborted" || !errors.Is(err, fs.ErrAborted) || visits != 1 {
-		t.Fatalf("%v after %d visits", err, visits)
-	}
-	if err := f.ScanLines(ctx, tg, info.Version, nil); fmt.Sprint(err) != "read aborted" {
-		t.Fatalf("pre-cancelled: %v", err)
-	}
 }
 
 // A visitor's error stops the scan and comes back as is.
 func TestScanVisitorError(t *testing.T) {
-	dir := t.TempDir()
-	f := New(dir)
-	path := filepath.Join(dir, "f")
-	if err := os.WriteFile(path, []byte(strings.Repeat("x\n", 10000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tg := fs.Target{Key: path, Path: path}
-	info, _ := f.Stat(context.Background(), tg)
-	stop := errors.New("stop")
-	visits := 0
-	err := scanLines(context.Background(), tg, info.Version, 100, 2, func([]byte, int) error {
-		visits++
-		if visits == 3 {
-			return stop
+	bothViews(t, func(t *testing.T, cfg scanConfig) {
+		dir := t.TempDir()
+		f := New(dir)
+		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
+		stop := errors.New("stop")
+		visits := 0
+		err := scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
+			if visits++; visits == 3 {
+				return stop
+			}
+			return nil
+		})
+		if err != stop || visits != 3 {
+			t.Fatalf("%v after %d visits", err, visits)
 		}
-		return nil
 	})
-	if err != stop || visits != 3 {
-		t.Fatalf("%v after %d visits", err, visits)
-	}
+}
+
+// A panic in the visitor that is not a fault of a mapped chunk is not the
+// scan's to handle: it goes on, after the workers stopped.
+func TestScanVisitorPanic(t *testing.T) {
+	bothViews(t, func(t *testing.T, cfg scanConfig) {
+		dir := t.TempDir()
+		f := New(dir)
+		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
+		var nilMap map[string]int
+		defer func() {
+			if r := recover(); fmt.Sprint(r) != "assignment to entry in nil map" {
+				t.Fatalf("recovered %v", r)
+			}
+		}()
+		scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
+			nilMap["x"] = 1
+			return nil
+		})
+		t.Fatal("no panic")
+	})
 }
 
 // The scanned text belongs to one version: a file that is not at the
 // version, or changes (grows, shrinks) during the scan, is FS_STALE_VERSION.
+// A shrinking file is noticed when a worker or the visitor touches a
+// mapped page the file lost (a fault), or by a short read.
 func TestScanStaleVersion(t *testing.T) {
-	dir := t.TempDir()
-	f := New(dir)
-	path := filepath.Join(dir, "f")
-	tg := fs.Target{Key: path, Path: path}
-	text := []byte(strings.Repeat("line\n", 64<<10))
-	changedMsg := `cannot read "` + path + `": file changed since it was read`
-	tests := []struct {
-		name   string
-		during func() error
-		want   string
-	}{
-		{"appended", func() error {
-			a, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-			if err == nil {
-				_, err = a.WriteString("more\n")
-				a.Close()
-			}
-			return err
-		}, changedMsg},
-		{"truncated", func() error { return os.Truncate(path, 1) }, changedMsg},
-		{"rewritten in place", func() error { return os.WriteFile(path, bytes.ToUpper(text), 0o644) }, changedMsg},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if err := os.WriteFile(path, text, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			info, _ := f.Stat(context.Background(), tg)
-			visits := 0
-			err := scanLines(context.Background(), tg, info.Version, 4096, 2, func([]byte, int) error {
+	bothViews(t, func(t *testing.T, cfg scanConfig) {
+		dir := t.TempDir()
+		f := New(dir)
+		path := filepath.Join(dir, "f")
+		changedMsg := `cannot read "` + path + `": file changed since it was read`
+		tests := []struct {
+			name   string
+			during func() error
+		}{
+			{"appended", func() error {
+				a, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+				if err == nil {
+					_, err = a.WriteString("more\n")
+					a.Close()
+				}
+				return err
+			}},
+			{"truncated", func() error { return os.Truncate(path, 1) }},
+			{"rewritten in place", func() error { return os.WriteFile(path, []byte(strings.Repeat("LINE\n", 64<<10)), 0o644) }},
+		}
+		for _, tt := range tests {
+			tg, v := writeScanned(t, f, path, 64<<10)
+			visits, sum := 0, 0
+			err := scanLines(context.Background(), tg, v, cfg, func(b []byte, _ int) error {
 				if visits++; visits == 1 {
 					return tt.during()
 				}
+				sum += int(bytes.Clone(b)[0]) // touch the text
 				return nil
 			})
-			if fmt.Sprint(err) != tt.want || !errors.Is(err, fs.ErrStaleVersion) {
-				t.Fatalf("got %v", err)
+			if fmt.Sprint(err) != changedMsg || !errors.Is(err, fs.ErrStaleVersion) {
+				t.Fatalf("%s: got %v", tt.name, err)
 			}
+		}
+		tg, _ := writeScanned(t, f, path, 1)
+		if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != changedMsg {
+			t.Fatalf("wrong version: %v", err)
+		}
+		os.Remove(path)
+		if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != `cannot read "`+path+`": file no longer exists` || !errors.Is(err, fs.ErrStaleVersion) {
+			t.Fatalf("deleted: %v", err)
+		}
+	})
+}
+
+// A worker that views past the file's end (the file shrank after it was
+// opened) fails with the changed-file error: a fault on a mapped chunk, a
+// short read on a read one. The visitor sees only the text before it. (The
+// rest of a last page maps as zeros, not a fault: a file that shrinks
+// within a page is caught by the version check after the scan.)
+func TestScanShrunkFile(t *testing.T) {
+	bothViews(t, func(t *testing.T, cfg scanConfig) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f")
+		if err := os.WriteFile(path, []byte(strings.Repeat("x", 8192)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		s := scan{cfg: cfg, ctx: context.Background(), file: file, path: path, end: 64 << 10}
+		seen := 0
+		err = s.run(func(b []byte, _ int) error {
+			seen += len(b)
+			return nil
 		})
-	}
-	if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != changedMsg {
-		t.Fatalf("wrong version: %v", err)
-	}
-	os.Remove(path)
-	if err := f.ScanLines(context.Background(), tg, "0:0:0:0:0", nil); fmt.Sprint(err) != `cannot read "`+path+`": file no longer exists` || !errors.Is(err, fs.ErrStaleVersion) {
-		t.Fatalf("deleted: %v", err)
-	}
+		if fmt.Sprint(err) != `cannot read "`+path+`": file changed since it was read` || seen == 0 || seen > 8192 {
+			t.Fatalf("%v after %d bytes", err, seen)
+		}
+	})
 }
 
 // BenchmarkScanLines scans a whole file version (the read tool's first read
