@@ -23,7 +23,7 @@ const (
 	// scanSegment is the granularity of the newline counts handed to the
 	// visitor: a consumer looking for one line scans at most this much.
 	scanSegment = 16 << 10
-	// scanAhead is how far a chunk's read reaches past its own bytes, to
+	// scanAhead is how far a chunk's view reaches past its own bytes, to
 	// see a sequence that straddles the cut (and as far before it).
 	scanAhead = utf8.UTFMax - 1
 	// scanWorkers caps the workers: memory bandwidth is shared, and each
@@ -33,10 +33,12 @@ const (
 
 var _ fs.LineScanner = (*FS)(nil)
 
-// ScanLines splits the text of version v into chunks for one worker per
-// CPU, each viewing, validating and counting its chunk, and visits the
-// chunks in order on the calling goroutine. At most one chunk more than
-// there are workers is in view at a time.
+// ScanLines splits the text of version v into 4 MiB chunks for one worker
+// per CPU (at most 4), each mapping, validating and counting its chunk, and
+// visits the chunks in order on the calling goroutine. At most one chunk
+// more than there are workers is mapped at a time. The visited text is the
+// mapped file: a concurrent writer could change it after its validation,
+// but such a write changes the version, which fails the scan at its end.
 func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {
 	return scanLines(ctx, t, v, scanConfig{chunk: scanChunk, workers: min(runtime.GOMAXPROCS(0), scanWorkers)}, visit)
 }
