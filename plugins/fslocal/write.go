@@ -159,12 +159,12 @@ func postVersion(t fs.Target) fs.Version {
 // survives a crash. Work done between the two overlaps the disk writes.
 // [staging.discard] removes the staging directory on every path.
 type staging struct {
-	verb, path string // for errors: the verb and the display path
-	dir, stage string
-	tmp        string
-	file       *os.File
-	written    int64 // bytes written to file
-	flushing   int64 // bytes whose writeback was started
+	verb, path string   // for errors: the verb and the display path
+	dir        string   // the target's directory
+	stage, tmp string   // the staging directory and the temp file in it
+	file       *os.File // the temp file until commit
+	written    int64    // bytes written to file
+	flushing   int64    // bytes whose writeback was started
 }
 
 func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
@@ -179,16 +179,16 @@ func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 		return nil, fs.Aborted(verb, err)
 	}
 	s := &staging{verb: verb, path: t.Path, dir: dir}
-	stage := filepath.Join(dir, "."+base+"."+strconv.Itoa(os.Getpid())+"."+stagingNonce()+".tmpdir")
-	if err := os.Mkdir(stage, 0o700); err != nil {
+	name := filepath.Join(dir, "."+base+"."+strconv.Itoa(os.Getpid())+"."+stagingNonce()+".tmpdir")
+	if err := os.Mkdir(name, 0o700); err != nil {
 		return nil, osError(verb, t.Path, err) // EEXIST included: never clobber
 	}
-	s.stage = stage
-	if err := os.Chmod(stage, 0o700); err != nil {
+	s.stage = name
+	if err := os.Chmod(name, 0o700); err != nil {
 		s.discard()
 		return nil, osError(verb, t.Path, err)
 	}
-	s.tmp = filepath.Join(stage, base+".tmp")
+	s.tmp = filepath.Join(name, base+".tmp")
 	file, err := os.OpenFile(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		s.discard()
