@@ -34,6 +34,8 @@ var (
 // ReplaceIfVersion on a missing or changed one). Replacing a file reads its
 // prior text for Before (a read: "read aborted" if cancelled there); Before
 // is nil when that text is not UTF-8 or has a NUL, and the write goes on.
+// The prior file is opened first and read while the disk writes the new
+// content.
 func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent *fs.WriteIntent) (*fs.WriteOutcome, error) {
 	if err := f.locks.lock(ctx, t.Key); err != nil {
 		return nil, fs.Aborted("write", err)
@@ -68,14 +70,20 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 
 	out := &fs.WriteOutcome{Operation: fs.OpCreate}
 	mode := uint32(0o600)
+	var prior *os.File
+	var priorSize int64
 	if exists {
 		out.Operation = fs.OpUpdate
 		mode = st.Mode & 0o777
-		before, err := priorText(ctx, t)
+		if err := ctx.Err(); err != nil {
+			return nil, fs.Aborted("read", err)
+		}
+		file, pst, err := openRegular("read", t)
 		if err != nil {
 			return nil, err
 		}
-		out.Before = before
+		defer file.Close() // for the early returns; priorText closes it first
+		prior, priorSize = file, pst.Size
 	}
 	s, err := stage(ctx, "write", t)
 	if err != nil {
@@ -85,7 +93,13 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 	if err := s.write(ctx, false, content); err != nil {
 		return nil, err
 	}
-	out.After = lf(content) // while the disk writes
+	// While the disk writes:
+	out.After = lf(content)
+	if prior != nil {
+		if out.Before, err = priorText(ctx, t.Path, prior, priorSize); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.commit(ctx, t, mode); err != nil {
 		return nil, err
 	}
@@ -93,18 +107,13 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 	return out, nil
 }
 
-// priorText is the text a write replaces, for WriteOutcome.Before: nil when
-// it is not text (a NUL anywhere, or invalid UTF-8).
-func priorText(ctx context.Context, t fs.Target) (*string, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fs.Aborted("read", err)
-	}
-	file, st, err := openRegular("read", t)
-	if err != nil {
-		return nil, err
-	}
+// priorText reads and closes file, the file a write replaces, for
+// WriteOutcome.Before: nil when it is not text (a NUL anywhere, or invalid
+// UTF-8). It is closed before the rename, so that the rename's hold on it
+// is the last reference (see staging.commit).
+func priorText(ctx context.Context, path string, file *os.File, size int64) (*string, error) {
 	defer file.Close()
-	data, err := readAll(ctx, "read", t.Path, file, st.Size)
+	data, err := readAll(ctx, "read", path, file, size)
 	if err != nil {
 		return nil, err
 	}
