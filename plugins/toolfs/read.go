@@ -93,12 +93,11 @@ func (t *toolset) page(ctx context.Context, fsys fs.FileSystem, target fs.Target
 }
 
 // pageAt reads a page of version v. The first read of a version scans it
-// whole (through the provider's LineScanner when it has one: the provider
-// validates and counts ahead in parallel, and the window looks only at the
-// segments holding its page or an index line) and records a line index;
-// later reads of that version take the
-// total from the index, start streaming at the closest indexed line before
-// the page, and stop at its end, so they cost about the page.
+// whole and records a line index; when the provider is also a LineScanner,
+// it validates and counts in parallel, and the window looks only at the
+// segments that hold its page or an index line. Later reads of that version
+// take the total from the index, start streaming at the closest indexed
+// line before the page, and stop at its end, so they cost about the page.
 func (t *toolset) pageAt(ctx context.Context, seeker fs.TextSeeker, target fs.Target, v fs.Version, req readRequest) ([]Line, int, error) {
 	key := cacheKey{target.Key, v}
 	if idx := t.lines.get(key); idx != nil {
