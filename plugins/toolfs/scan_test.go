@@ -12,10 +12,17 @@ import (
 	"github.com/gordis-run/gordis/registry"
 )
 
-// scanFixture is about 3.2 MiB of text behind a BOM whose awkward bytes sit
-// on the cuts between the provider's 1 MiB scan chunks (the text starts at
-// file offset 3, so cut k is at text offset k MiB): a CRLF split between
-// its CR and LF, and a 4-byte emoji split in its middle.
+// Where fslocal cuts a scan (its 4 MiB chunks and 16 KiB segments), in
+// file offsets: the text starts after the 3-byte BOM.
+const (
+	segmentCut = 3 + 1<<20 // inside the first chunk
+	chunkCut   = 3 + 4<<20
+	nextCut    = chunkCut + 16<<10 // the first segment of the second chunk ends
+)
+
+// scanFixture is about 4.1 MiB of text behind a BOM whose awkward bytes sit
+// on fslocal's cuts: a CRLF split between its CR and LF at segmentCut, and a
+// 4-byte emoji split in its middle at chunkCut and nextCut.
 func scanFixture() string {
 	var b strings.Builder
 	b.WriteString("\ufeff")
@@ -27,11 +34,13 @@ func scanFixture() string {
 			b.WriteByte('x')
 		}
 	}
-	lines(3 + 1<<20 - 1)
-	b.WriteString("\r\n") // the CR ends chunk 1, the LF starts chunk 2
-	lines(3 + 2<<20 - 2)
-	b.WriteString("😀\n") // two bytes on each side of cut 2
-	lines(3 + 3<<20 + 5000)
+	lines(segmentCut - 1)
+	b.WriteString("\r\n") // the CR ends a segment, the LF starts the next
+	lines(chunkCut - 2)
+	b.WriteString("😀\n") // two bytes on each side of the cut between the chunks
+	lines(nextCut - 2)
+	b.WriteString("😀\n")
+	lines(nextCut + 20000)
 	b.WriteString("no newline at the end")
 	return b.String()
 }
@@ -49,9 +58,9 @@ func TestReadScanMatchesStream(t *testing.T) {
 		e.write(t, "big.txt", text)
 	}
 	total := whole.call(nil, "read", args{"file_path": "big.txt"}).Value.(*toolfs.ReadResult).TotalLines
-	cut1 := strings.Count(text[:3+1<<20], "\n") + 1 // the line after the split CRLF
-	cut2 := strings.Count(text[:3+2<<20], "\n")     // the emoji's line
-	for _, offset := range []int{total - 1999, 1, 2, cut1 - 1, cut1, cut2 - 3, cut2, 4097, total, total + 1} {
+	crlf := strings.Count(text[:segmentCut], "\n") + 1 // the line after the split CRLF
+	emoji := strings.Count(text[:chunkCut], "\n") + 1  // the line of the emoji split between chunks
+	for _, offset := range []int{total - 1999, 1, 2, crlf - 1, crlf, emoji - 1, emoji, 4097, total, total + 1} {
 		for _, limit := range []int{3, 2000} {
 			a := args{"file_path": "big.txt", "offset": offset, "limit": limit}
 			want := strings.ReplaceAll(whole.call(nil, "read", a).Text, whole.dir, "")
@@ -83,11 +92,11 @@ func TestReadScanDecodingErrors(t *testing.T) {
 		bad  string
 		want string
 	}{
-		{3 + 1<<20 - 1, "\xFF", invalid},
-		{3 + 1<<20, "\x80", invalid},
-		{3 + 1<<20 + 1, "\xC3", invalid},
-		{3 + 2<<20 - 2, "\xF0\x9F\x98", invalid}, // the emoji over cut 2 loses its last byte
-		{3 + 2<<20 + 1, "\xED\xA0\x80", invalid},
+		{chunkCut - 2, "\xFF", invalid},           // before the emoji over the chunk cut
+		{chunkCut, "\x80", invalid},               // inside it: one continuation too many
+		{chunkCut + 2, "\xC3", invalid},           // after it
+		{segmentCut - 1, "\xF0\x9F\x98", invalid}, // a truncated emoji over a segment cut
+		{nextCut + 1, "\xED\xA0\x80", invalid},
 		{len(text), "\xE2\x82", invalid}, // truncated at the end of the file
 		{100, "\x00", "Error: cannot read \"%s\": binary file"},
 		{9000, "\x00", ""},
