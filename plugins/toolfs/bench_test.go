@@ -81,9 +81,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func benchRead(b *testing.B, last, cold bool) {
+func benchRead(b *testing.B, last, cold bool) { benchReadWith(b, options{direct: true}, last, cold) }
+
+func benchReadWith(b *testing.B, o options, last, cold bool) {
 	path, lines := bigFile(b)
-	e := setup(b, options{direct: true})
+	e := setup(b, o)
 	offset := 1
 	if last {
 		offset = lines - 1999
@@ -114,6 +116,12 @@ func benchRead(b *testing.B, last, cold bool) {
 // Upstream: first 2000 lines of 512 MiB in 696 ms, last 2000 in 732 ms.
 func BenchmarkReadFirstPageCold(b *testing.B) { benchRead(b, false, true) }
 func BenchmarkReadLastPageCold(b *testing.B)  { benchRead(b, true, true) }
+
+// The same cold read through a provider without fs.LineScanner (the
+// sequential pinned stream), for comparison in one run.
+func BenchmarkReadFirstPageColdSequential(b *testing.B) {
+	benchReadWith(b, options{sequential: true}, false, true)
+}
 
 // Repeated pages of an unchanged file use the cached line index.
 func BenchmarkReadFirstPageWarm(b *testing.B) { benchRead(b, false, false) }

@@ -92,6 +92,12 @@ func (r *countingReader) Read(p []byte) (int, error) {
 // plain hides the optional TextSeeker capability.
 type plain struct{ fs.FileSystem }
 
+// seekOnly is the local provider without its LineScanner capability.
+type seekOnly struct {
+	fs.FileSystem
+	fs.TextSeeker
+}
+
 // scanning adds the provider's LineScanner to the counting wrapper; onStream
 // runs at its first visit, in the middle of the scan.
 type scanning struct{ *counting }
@@ -119,11 +125,12 @@ type env struct {
 }
 
 type options struct {
-	policy   bool
-	noSeeker bool // hide the provider's TextSeeker capability
-	scanner  bool // also offer the provider's LineScanner (counted)
-	direct   bool // provide the local provider itself, without counting (benchmarks)
-	config   any
+	policy     bool
+	noSeeker   bool // hide the provider's TextSeeker capability
+	scanner    bool // also offer the provider's LineScanner (counted)
+	direct     bool // provide the local provider itself, without counting (benchmarks)
+	sequential bool // like direct, without LineScanner (benchmarks)
+	config     any
 }
 
 func setup(t testing.TB, o options) *env {
@@ -144,6 +151,8 @@ func setup(t testing.TB, o options) *env {
 		provided = scanning{e.fsys}
 	case o.direct:
 		provided = local
+	case o.sequential:
+		provided = seekOnly{local, local}
 	}
 	if err := fs.Service.Provide(root, provided); err != nil {
 		t.Fatal(err)
