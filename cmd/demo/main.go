@@ -32,7 +32,8 @@ import (
 const usage = `usage: demo [flags]                    run the agent on a sample project
        demo tools [--workspace DIR]   print the tool definitions exactly as sent to a model (JSON)
        demo prompt [--workspace DIR]  print the assembled system prompt
-       demo replay [FILE]             run tool calls from JSON Lines without a model (demo replay --help)
+       demo replay [--workspace DIR] [--no-policy] [FILE]
+                                      run tool calls from JSON Lines without a model (demo replay --help)
 
 The demo copies a small sample project (notes.md, README.md, src/, docs/) into
 a fresh temporary workspace, builds the default deployment (runtime, tool
