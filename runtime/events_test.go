@@ -357,7 +357,7 @@ func TestItem31_ObservationBus(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	// The emits return while the first observer is still blocked on slow.
 	within(t, time.Second, func() {
 		for i := 1; i <= 3; i++ {
 			if err := ev.Emit(root, i); err != nil {
@@ -365,9 +365,6 @@ func TestItem31_ObservationBus(t *testing.T) {
 			}
 		}
 	})
-	if time.Since(start) > 500*time.Millisecond {
-		t.Fatal("a slow observer delayed the emitter")
-	}
 	close(slow)
 	root.Flush()
 	<-done

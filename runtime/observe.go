@@ -27,13 +27,13 @@ type observer struct {
 // e.g. at Close, still receives what happened before its removal).
 //
 // EventBus runs every delivery on its own goroutine, in no particular order;
-// after/done chain the deliveries so that observers still see events in the
-// order they were emitted (each waits for the previous one to finish).
+// the pump publishes a delivery only once the previous one is done, so
+// observers see events in the order they were emitted, and a slow observer
+// makes events wait in the queue rather than piling up goroutines.
 type delivery struct {
-	note  Note
-	to    [2][]*observer // the event's observers, the ObserveAll ones
-	after <-chan struct{}
-	done  chan struct{}
+	note Note
+	to   [2][]*observer // the event's observers, the ObserveAll ones
+	done chan struct{}
 }
 
 // observation is the asynchronous tap. Emit publishes to it only when count
@@ -85,7 +85,8 @@ func (b *asyncBus) subscribe(s *slot) {
 }
 
 func (b *asyncBus) publish(s *slot, d *delivery) {
-	d.after, d.done = b.last, make(chan struct{})
+	<-b.last // one delivery in flight at a time
+	d.done = make(chan struct{})
 	b.last = d.done
 	b.subscribe(s)
 	b.bus.Publish(s.name, d)
@@ -206,7 +207,6 @@ func (o *observation) pump() {
 // deliver is the bus adapter: it runs on a bus goroutine and must never let
 // a panic escape, which would kill the process.
 func (r *rt) deliver(d *delivery) {
-	<-d.after
 	defer close(d.done)
 	for _, list := range d.to {
 		for _, o := range list {

@@ -103,3 +103,33 @@ func TestObservationLeavesNoGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines left after Close", n-base)
 	}
 }
+
+// A stalled observer makes events wait in the pump's queue: it must not cost
+// a goroutine per emitted event.
+func TestSlowObserverQueuesEventsNotGoroutines(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("stalled")
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // runs before the root's Close, so a failure cannot hang Flush
+	var seen atomic.Int64
+	if err := ev.Observe(root, func(int) { <-release; seen.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	base := goruntime.NumGoroutine()
+	const n = 500
+	for i := range n {
+		if err := ev.Emit(root, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if grown := goruntime.NumGoroutine() - base; grown > 10 {
+		t.Fatalf("%d goroutines for %d events behind a stalled observer", grown, n)
+	}
+	unblock()
+	root.Flush()
+	if seen.Load() != n {
+		t.Fatalf("observer saw %d of %d events", seen.Load(), n)
+	}
+}
