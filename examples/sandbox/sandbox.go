@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -87,11 +88,9 @@ func (r *rule) check(call *registry.Call, next runtime.Next[registry.Decision]) 
 	if err := json.Unmarshal(call.Args, &args); err != nil {
 		return registry.Decision{}, err
 	}
-	cwd := ""
-	if call.Session != nil {
-		cwd = call.Session.Cwd()
-	}
-	target, err := r.files.Resolve(context.Background(), args.FilePath, cwd)
+	// Resolve exactly as the file tools will, or a ".." through a symlinked
+	// workspace would be judged here as a different file than the one written.
+	target, err := r.files.Resolve(context.Background(), args.FilePath, toolfs.SessionCwd(call, args.FilePath))
 	if err != nil {
 		return registry.Decision{}, err
 	}

@@ -183,3 +183,30 @@ func TestConfig(t *testing.T) {
 		})
 	}
 }
+
+// The rule resolves a path exactly as the tools do: a ".." from a workspace
+// that is a symlink walks up from the workspace's real place (R-025), so a
+// lexical check against the link's spelling would let this write escape.
+func TestDeniesDotDotThroughSymlinkedWorkspace(t *testing.T) {
+	s := newStack(t)
+	s.plug(t, sandbox.Config{Root: "allowed"})
+	other := t.TempDir()
+	if err := os.Mkdir(filepath.Join(other, "ws"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(s.allowed, "ws")
+	if err := os.Symlink(filepath.Join(other, "ws"), linked); err != nil {
+		t.Fatal(err)
+	}
+	session := agent.NewSession(linked)
+	t.Cleanup(session.Close)
+	raw, _ := json.Marshal(write("../escaped.txt"))
+	res := s.Tools.Execute(context.Background(), &registry.Call{ID: "w", Tool: "write", Args: raw, Session: session})
+	reason := `cannot write "` + filepath.Join(other, "escaped.txt") + `": outside the writable folder "` + s.allowed + `"`
+	if res.Text != "Error: "+reason {
+		t.Errorf("text = %q, want %q", res.Text, "Error: "+reason)
+	}
+	if _, err := os.Stat(filepath.Join(other, "escaped.txt")); !os.IsNotExist(err) {
+		t.Errorf("the write escaped the sandbox: %v", err)
+	}
+}

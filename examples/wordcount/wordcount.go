@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -73,11 +74,7 @@ func apply(ctx *runtime.Context) error {
 // count streams the file through a counter: memory stays bounded whatever
 // the file's size.
 func count(ctx context.Context, files fs.FileSystem, call *registry.Call, path string) (*Counts, error) {
-	cwd := ""
-	if call.Session != nil {
-		cwd = call.Session.Cwd()
-	}
-	target, err := files.Resolve(ctx, path, cwd)
+	target, err := files.Resolve(ctx, path, toolfs.SessionCwd(call, path)) // as read resolves it
 	if err != nil {
 		return nil, err
 	}

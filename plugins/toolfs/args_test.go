@@ -125,7 +125,7 @@ func TestSessionCwd(t *testing.T) {
 		{"realpath failure keeps the cwd", call(root + "/missing/.."), "a", root + "/missing/.."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sessionCwd(tt.call, tt.path); got != tt.want {
+			if got := SessionCwd(tt.call, tt.path); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

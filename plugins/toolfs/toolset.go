@@ -35,7 +35,7 @@ func (t *toolset) resolve(ctx context.Context, call *registry.Call, path string)
 	if err != nil {
 		return nil, fs.Target{}, err
 	}
-	target, err := fsys.Resolve(ctx, path, sessionCwd(call, path))
+	target, err := fsys.Resolve(ctx, path, SessionCwd(call, path))
 	return fsys, target, err
 }
 
@@ -46,11 +46,14 @@ func (t *toolset) observed(call *registry.Call, target fs.Target, v fs.Version) 
 	return fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: v, Actor: call})
 }
 
-// sessionCwd is the calling session's workspace ("" lets the provider use
-// its own). When the workspace or the request walks up with "..", the
-// workspace is replaced by its real path so ".." means the real parent; an
-// ordinary request keeps the workspace's own spelling in every message.
-func sessionCwd(call *registry.Call, path string) string {
+// SessionCwd is the directory the file tools resolve path against for call:
+// the calling session's workspace ("" lets the provider use its own). When
+// the workspace or the request walks up with "..", the workspace is replaced
+// by its real path so ".." means the real parent; an ordinary request keeps
+// the workspace's own spelling in every message. Plugins that check a tool
+// call's path (a permission rule, say) must resolve it the same way, or they
+// judge a different file than the tool touches.
+func SessionCwd(call *registry.Call, path string) string {
 	if call == nil || call.Session == nil {
 		return ""
 	}
