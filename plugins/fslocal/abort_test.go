@@ -123,3 +123,46 @@ func TestPostVersionMissing(t *testing.T) {
 		t.Errorf("postVersion = %q", v)
 	}
 }
+
+// hookCtx runs fn at its first Err call: the edit's first checkpoint comes
+// after the guard checked the name and before the file is opened, which is
+// where another process could swap the file.
+type hookCtx struct {
+	context.Context
+	once atomic.Bool
+	fn   func()
+}
+
+func (c *hookCtx) Err() error {
+	if c.once.CompareAndSwap(false, true) {
+		c.fn()
+	}
+	return nil
+}
+
+// R-105: the version guard holds for the bytes the edit reads. A file
+// replaced between the guard's stat and the open is stale, and the
+// replacement is left as it is.
+func TestEditGuardChecksTheOpenedFile(t *testing.T) {
+	f, root := fixture(t)
+	path := filepath.Join(root, "a.txt")
+	write(t, path, "old text\n", 0o644)
+	target := mustResolve(t, f, "a.txt")
+	info, err := f.Stat(context.Background(), target)
+	if err != nil || info == nil {
+		t.Fatal(info, err)
+	}
+	swap := &hookCtx{Context: context.Background(), fn: func() {
+		write(t, path+".new", "new text\n", 0o644)
+		if err := os.Rename(path+".new", path); err != nil {
+			t.Error(err)
+		}
+	}}
+	_, err = f.EditText(swap, target, fs.EditRequest{Old: "text", New: "TEXT"}, &fs.EditIntent{Version: info.Version})
+	if !errors.Is(err, fs.ErrStaleVersion) || err.Error() != `cannot edit "`+path+`": file changed since it was read` {
+		t.Fatalf("err = %v, want the stale-version error", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new text\n" {
+		t.Fatalf("file = %q, want the replacement untouched", b)
+	}
+}

@@ -50,6 +50,13 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if err != nil {
 		return nil, err
 	}
+	if intent != nil && versionOf(fst) != intent.Version {
+		// Replaced between the check above and the open (by another process:
+		// our own writers wait for the lock): the guard holds for the bytes
+		// actually read, not just for the name.
+		file.Close()
+		return nil, stale("edit", t.Path)
+	}
 	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
 	file.Close()
 	if err != nil {
