@@ -3,6 +3,7 @@ package fslocal
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"runtime"
@@ -64,6 +65,11 @@ func scanLines(ctx context.Context, t fs.Target, v fs.Version, cfg scanConfig, v
 	}
 	s := scan{cfg: cfg, ctx: ctx, file: file, path: t.Path, start: start, end: st.Size}
 	if err := s.run(visit); err != nil {
+		// Bytes that fail to decode may be a write landing during the scan:
+		// then the file changed, and the caller reads the new version.
+		if errors.Is(err, fs.ErrNotText) && fstat(file, st) == nil && versionOf(st) != v {
+			return changed(t.Path)
+		}
 		return err
 	}
 	// Every chunk was read at the size and version seen on open; a write

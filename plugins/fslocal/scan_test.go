@@ -291,6 +291,8 @@ func TestScanStaleVersion(t *testing.T) {
 			}},
 			{"truncated", func() error { return os.Truncate(path, 1) }},
 			{"rewritten in place", func() error { return os.WriteFile(path, []byte(strings.Repeat("LINE\n", 64<<10)), 0o644) }},
+			// Workers still to validate a chunk meet the bad bytes: still a change, not "invalid UTF-8".
+			{"rewritten as invalid text", func() error { return os.WriteFile(path, bytes.Repeat([]byte("\xff\n"), 160<<10), 0o644) }},
 		}
 		for _, tt := range tests {
 			tg, v := writeScanned(t, f, path, 64<<10)
