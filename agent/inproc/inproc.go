@@ -5,6 +5,7 @@ package inproc
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -27,6 +28,9 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	stop := context.AfterFunc(ctx, func() { pw.CloseWithError(context.Cause(ctx)) })
 	go func() {
 		defer stop()
+		if req.Body != nil {
+			defer req.Body.Close() // a RoundTripper closes the request body
+		}
 		defer func() {
 			w.writeHeader(http.StatusOK) // a handler that wrote nothing answers 200
 			// A handler that returned because the request was cancelled must
@@ -42,7 +46,7 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, context.Cause(ctx)
 	}
 	return &http.Response{
-		Status:        http.StatusText(w.status),
+		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
 		StatusCode:    w.status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,

@@ -26,8 +26,8 @@ func TestTransportStreamsBodyAndHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusTeapot || resp.Header.Get("X-Echo") != "ping" {
-		t.Fatalf("status %d, header %q", resp.StatusCode, resp.Header.Get("X-Echo"))
+	if resp.StatusCode != http.StatusTeapot || resp.Status != "418 I'm a teapot" || resp.Header.Get("X-Echo") != "ping" {
+		t.Fatalf("status %d %q, header %q", resp.StatusCode, resp.Status, resp.Header.Get("X-Echo"))
 	}
 	buf := make([]byte, 6)
 	if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != "first;" {
@@ -78,5 +78,30 @@ func TestTransportCancelUnblocksHeaderWaitAndBody(t *testing.T) {
 	cancel2()
 	if _, err := io.ReadAll(resp.Body); !errors.Is(err, context.Canceled) {
 		t.Fatalf("body after cancel: %v", err)
+	}
+}
+
+// closeSpy records that the transport closed the request body, as the
+// http.RoundTripper contract requires.
+type closeSpy struct {
+	io.Reader
+	closed chan struct{}
+}
+
+func (c *closeSpy) Close() error { close(c.closed); return nil }
+
+func TestTransportClosesRequestBody(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	body := &closeSpy{Reader: strings.NewReader("x"), closed: make(chan struct{})}
+	req, _ := http.NewRequest("POST", "http://inproc.invalid/", body)
+	resp, err := Transport{Handler: h}.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-body.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("request body never closed")
 	}
 }
