@@ -98,11 +98,10 @@ type demoFlags struct {
 // (inspect) take only --workspace.
 func newFlags(name string, stdout io.Writer, f *demoFlags, inspect bool) *flag.FlagSet {
 	fl := flag.NewFlagSet(name, flag.ContinueOnError)
-	fl.SetOutput(stdout)
-	fl.Usage = func() {
-		fmt.Fprint(stdout, usage)
-		fl.PrintDefaults()
-	}
+	// The flag package prints its own errors and the usage on every parse
+	// failure; parse reports errors on stderr and the help on stdout instead.
+	fl.SetOutput(io.Discard)
+	fl.Usage = func() {}
 	fl.StringVar(&f.workspace, "workspace", "", "work in `DIR` instead of a temporary directory: it is created if missing and\nthe sample files are copied in, never over an existing file")
 	if inspect {
 		return fl
@@ -115,13 +114,17 @@ func newFlags(name string, stdout io.Writer, f *demoFlags, inspect bool) *flag.F
 	return fl
 }
 
-// parse handles --help (exit 0) and usage errors (exit 2); ok means go on.
-func parse(fl *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+// parse handles --help (the usage on stdout, exit 0) and usage errors (on
+// stderr, exit 2); ok means go on.
+func parse(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fl.SetOutput(stdout)
+			fl.PrintDefaults()
 			return 0, false
 		}
-		fmt.Fprintln(stderr, "demo:", err)
+		fmt.Fprintf(stderr, "demo: %v (see demo --help)\n", err)
 		return 2, false
 	}
 	if fl.NArg() > 0 {
@@ -133,7 +136,7 @@ func parse(fl *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	var f demoFlags
-	if code, ok := parse(newFlags("demo", stdout, &f, false), args, stderr); !ok {
+	if code, ok := parse(newFlags("demo", stdout, &f, false), args, stdout, stderr); !ok {
 		return code
 	}
 	if f.maxSteps < 1 {
@@ -209,7 +212,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 // runInspect prints what a model would be sent: the tools or the prompt.
 func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 	var f demoFlags
-	if code, ok := parse(newFlags("demo "+what, stdout, &f, true), args, stderr); !ok {
+	if code, ok := parse(newFlags("demo "+what, stdout, &f, true), args, stdout, stderr); !ok {
 		return code
 	}
 	dir, cleanup, err := workspace(f.workspace)
@@ -234,9 +237,15 @@ func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var out bytes.Buffer
-	json.Indent(&out, raw, "", "  ")
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		fmt.Fprintln(stderr, "demo:", err)
+		return 1
+	}
 	out.WriteByte('\n')
-	stdout.Write(out.Bytes())
+	if _, err := stdout.Write(out.Bytes()); err != nil {
+		fmt.Fprintln(stderr, "demo:", err)
+		return 1
+	}
 	return 0
 }
 

@@ -170,8 +170,8 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		t.Errorf("--help exit %d", code)
 	}
 	for _, args := range [][]string{{"--bogus"}, {"extra"}, {"--max-steps", "0"}, {"tools", "extra"}, {"prompt", "--trace", "x"}} {
-		if code, _, errOut := runDemoT(t, args...); code != 2 || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		if code, out, errOut := runDemoT(t, args...); code != 2 || errOut == "" || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q (a usage error belongs on stderr alone)", args, code, out, errOut)
 		}
 	}
 }
