@@ -69,12 +69,9 @@ func normalizeArgs(call *Call) {
 
 func allow() (Decision, error) { return Decision{}, nil }
 
-func (r *Registry) permit(call *Call) (d Decision, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
+// permit asks the tools/pre-execute chain; Run already turns a listener's
+// panic into its error.
+func (r *Registry) permit(call *Call) (Decision, error) {
 	return PreExecute.Run(r.ctx, call, allow)
 }
 

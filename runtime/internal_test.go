@@ -43,7 +43,15 @@ func TestSlowTransitionWarns(t *testing.T) {
 		}), nil)
 	}()
 	f := <-started
-	time.AfterFunc(100*time.Millisecond, func() { close(release) })
+	// Release the apply only once the warning is out, whatever the load.
+	go func() {
+		defer close(release)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(buf.String(), "level=WARN") {
+				return
+			}
+		}
+	}()
 	if err := f.Wait(); err != nil {
 		t.Fatal(err)
 	}
