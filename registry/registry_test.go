@@ -384,6 +384,15 @@ func TestExecutePreExecute(t *testing.T) {
 	}
 	dispose()
 
+	// So does a panicking one: the waterfall turns the panic into its error.
+	dispose, _ = PreExecute.On(root, func(*Call, runtime.Next[Decision]) (Decision, error) {
+		panic("rule table corrupt")
+	})
+	if res := exec(); !strings.HasPrefix(res.Text, "Error: permission check failed: ") || !strings.Contains(res.Text, "rule table corrupt") || res.Error.Code != CodeDenied || ran != 0 {
+		t.Fatalf("listener panic: %+v", res)
+	}
+	dispose()
+
 	// A listener that defers to the rest of the chain allows the call.
 	dispose, _ = PreExecute.On(root, func(_ *Call, next runtime.Next[Decision]) (Decision, error) { return next() })
 	if res := exec(); res.IsError || res.Text != "written" || ran != 1 {
