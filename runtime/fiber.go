@@ -271,7 +271,12 @@ func (f *Fiber) waitApplyLocked() {
 // Dispose tears the fiber down (newest first, best effort) and returns the
 // collected teardown errors. Idempotent: later calls return nil. If apply is
 // running on another goroutine, Dispose waits for it and then tears down
-// everything it registered. Do not call it from the fiber's own apply.
+// everything it registered. If another goroutine is already unloading the
+// fiber (its provider went away, say), Dispose marks it and returns at once:
+// that goroutine finishes the teardown and reports its failures through the
+// log and ErrorEvent. Do not call it from the fiber's own apply, nor from a
+// listener that the apply's own emits reach: Go cannot tell that the waiting
+// goroutine is the applying one.
 func (f *Fiber) Dispose() error {
 	f.mu.Lock()
 	if f.disposing {
@@ -315,8 +320,12 @@ func (f *Fiber) Update(config any) error {
 			return err
 		}
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.onUpdate == nil || f.disposing {
+			// Torn down while fn ran: no application took this config.
+			return ErrInactive
+		}
 		f.config = cfg
-		f.mu.Unlock()
 		return nil
 	}
 	f.config = cfg
