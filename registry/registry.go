@@ -31,7 +31,8 @@ type Config struct {
 	MaxParallel int `json:"maxParallel,omitempty" jsonschema:"minimum=1,default=10"`
 }
 
-// defaultMaxParallel applies when a host builds a Config without MaxParallel.
+// defaultMaxParallel applies when a host builds a Config without MaxParallel
+// (New bypasses the schema); keep it equal to the tag's default above.
 const defaultMaxParallel = 10
 
 // Plugin provides the "tools" and "prompt" services.

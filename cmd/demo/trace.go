@@ -19,7 +19,7 @@ func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	var mu sync.Mutex // observers may run concurrently
+	var mu sync.Mutex // the observer goroutine writes; close reads writeErr
 	var writeErr error
 	enc := json.NewEncoder(f)
 	enc.SetEscapeHTML(false) // tool texts are full of <path> tags

@@ -824,6 +824,9 @@ func testGuardedConcurrency(t *testing.T, newFS NewFS) {
 		})
 	}
 	wg.Wait()
+	if got := get(t, path); got != "same" {
+		t.Fatalf("after %d unguarded writes the file holds %q, want %q (a torn or lost write)", racers, got, "same")
+	}
 }
 
 // ---- cancellation (R-031, R-048, R-076, R-091, R-108, R-124, R-125) -----------
