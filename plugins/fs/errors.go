@@ -3,6 +3,8 @@ package fs
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 )
 
 // The stable error codes. They are part of the model-facing contract: a tool
@@ -84,4 +86,20 @@ func CodeOf(err error) string {
 // with CodeAborted, wrapping cause (normally ctx.Err()).
 func Aborted(verb string, cause error) *Error {
 	return &Error{Code: CodeAborted, Message: verb + " aborted", Err: cause}
+}
+
+// Blank reports whether path is empty once trimmed the way JavaScript's
+// String.prototype.trim trims (the upstream contract's "non-empty string"
+// test): it strips U+FEFF and every Zs space but not U+0085, unlike
+// strings.TrimSpace.
+func Blank(path string) bool {
+	return strings.TrimFunc(path, isJSSpace) == ""
+}
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', '\u2028', '\u2029', '\uFEFF':
+		return true
+	}
+	return unicode.Is(unicode.Zs, r)
 }

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -68,7 +67,7 @@ func (f *FS) Resolve(ctx context.Context, path, cwd string) (fs.Target, error) {
 }
 
 func (f *FS) resolve(path, cwd string) (fs.Target, error) {
-	if strings.TrimFunc(path, isJSSpace) == "" {
+	if fs.Blank(path) {
 		return fs.Target{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
 	}
 	display := f.displayPath(path, cwd)
@@ -174,16 +173,6 @@ func joinKey(dir, name string) string {
 		return "/" + name
 	}
 	return dir + "/" + name
-}
-
-// isJSSpace is the set JavaScript's String.prototype.trim removes: it
-// includes U+FEFF and excludes U+0085, unlike unicode.IsSpace.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', '\u2028', '\u2029', '\uFEFF':
-		return true
-	}
-	return unicode.Is(unicode.Zs, r)
 }
 
 // Stat follows symlinks; it returns (nil, nil) when the target is absent or

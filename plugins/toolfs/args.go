@@ -4,7 +4,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/gordis-run/gordis/plugins/fs"
 )
 
 // The argument structs are what the registry derives each tool's JSON Schema
@@ -72,7 +73,7 @@ type listRequest struct {
 func (a listArgs) parse() (listRequest, error) {
 	r := listRequest{path: "."}
 	if a.Path != nil {
-		if jsTrim(*a.Path) == "" {
+		if fs.Blank(*a.Path) {
 			return r, errPath
 		}
 		r.path = *a.Path
@@ -89,7 +90,7 @@ type readRequest struct {
 
 func (a readArgs) parse(maxLimit int) (readRequest, error) {
 	r := readRequest{path: a.FilePath}
-	if jsTrim(a.FilePath) == "" {
+	if fs.Blank(a.FilePath) {
 		return r, errFilePath
 	}
 	var err error
@@ -106,7 +107,7 @@ func (a readArgs) parse(maxLimit int) (readRequest, error) {
 }
 
 func (a writeArgs) validate() error {
-	if jsTrim(a.FilePath) == "" {
+	if fs.Blank(a.FilePath) {
 		return errFilePath
 	}
 	return nil
@@ -116,7 +117,7 @@ func (a writeArgs) validate() error {
 // a valid literal, and the comparison happens before any newline handling.
 func (a editArgs) validate() error {
 	switch {
-	case jsTrim(a.FilePath) == "":
+	case fs.Blank(a.FilePath):
 		return errFilePath
 	case a.OldString == "":
 		return errOldEmpty
@@ -124,19 +125,4 @@ func (a editArgs) validate() error {
 		return errOldEqualsNew
 	}
 	return nil
-}
-
-// jsTrim is ECMAScript String.prototype.trim: it strips WhiteSpace (which
-// includes U+FEFF and every Zs space) and LineTerminator, but not U+0085,
-// unlike strings.TrimSpace.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, isJSSpace)
-}
-
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0x00A0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
 }
