@@ -37,13 +37,15 @@ type fixture struct {
 	events []string
 
 	blockStarted chan struct{} // closed when the "block" tool starts
+	listed       chan struct{} // closed when the "list" tool first runs
+	listOnce     sync.Once
 }
 
 func newFixture(t testing.TB, script []scripted.Step, cfg deepseek.Config) (*fixture, *agent.Agent) {
 	t.Helper()
 	rt := runtime.New()
 	t.Cleanup(func() { rt.Close() })
-	f := &fixture{rt: rt, notes: "# Notes\nstatus: draft\n", server: scripted.New(script), blockStarted: make(chan struct{})}
+	f := &fixture{rt: rt, notes: "# Notes\nstatus: draft\n", server: scripted.New(script), blockStarted: make(chan struct{}), listed: make(chan struct{})}
 	fiber, err := rt.Plugin(registry.Plugin, registry.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -114,14 +116,22 @@ func (f *fixture) testTools() []registry.Tool {
 	}
 	return []registry.Tool{
 		{Name: "list", Description: "List.", Parameters: obj(`"path":{"type":"string"}`), ConcurrencySafe: safe,
-			Execute: func(context.Context, *registry.Call) (any, error) { return "notes.md\nsrc/", nil }},
+			Execute: func(context.Context, *registry.Call) (any, error) {
+				f.listOnce.Do(func() { close(f.listed) })
+				return "notes.md\nsrc/", nil
+			}},
 		{Name: "read", Description: "Read.", Parameters: obj(`"file_path":{"type":"string"}`), ConcurrencySafe: safe,
 			Execute: func(_ context.Context, c *registry.Call) (any, error) {
 				var a fileArgs
 				json.Unmarshal(c.Args, &a)
 				if a.FilePath == "slow.md" {
-					time.Sleep(30 * time.Millisecond) // finishes after the next call
-					return "slow content", nil
+					// Finishes only after the next call ran: the two overlap.
+					select {
+					case <-f.listed:
+						return "slow content", nil
+					case <-time.After(5 * time.Second):
+						return nil, errors.New("list did not run while slow.md was being read")
+					}
 				}
 				f.mu.Lock()
 				defer f.mu.Unlock()
