@@ -143,13 +143,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo: --max-steps must be at least 1")
 		return 2
 	}
-	dir, cleanup, err := workspace(f.workspace)
-	if err != nil {
-		fmt.Fprintln(stderr, "demo:", err)
-		return 1
-	}
-	defer cleanup()
-	d, closeDeployment, err := deploy(dir, stderr)
+	d, closeDeployment, err := deploy(f.workspace, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
@@ -215,13 +209,7 @@ func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 	if code, ok := parse(newFlags("demo "+what, stdout, &f, true), args, stdout, stderr); !ok {
 		return code
 	}
-	dir, cleanup, err := workspace(f.workspace)
-	if err != nil {
-		fmt.Fprintln(stderr, "demo:", err)
-		return 1
-	}
-	defer cleanup()
-	d, closeDeployment, err := deploy(dir, stderr)
+	d, closeDeployment, err := deploy(f.workspace, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
@@ -296,13 +284,24 @@ func copySample(dir string) error {
 	})
 }
 
-// deploy builds the default deployment on dir and adds the demo's own
-// prompt section, which tells the model where it works.
-func deploy(dir string, stderr io.Writer) (*gordis.Deployment, func(), error) {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d, cleanup, err := gordis.Build(gordis.Options{Workspace: dir, Logger: logger})
+// deploy prepares the workspace (see workspace), builds the default
+// deployment on it and adds the demo's own prompt section, which tells the
+// model where it works. Its cleanup closes the deployment, then removes a
+// temporary workspace.
+func deploy(workspaceFlag string, stderr io.Writer) (*gordis.Deployment, func(), error) {
+	dir, removeWorkspace, err := workspace(workspaceFlag)
 	if err != nil {
+		return nil, nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	d, closeDeployment, err := gordis.Build(gordis.Options{Workspace: dir, Logger: logger})
+	if err != nil {
+		removeWorkspace()
 		return nil, nil, fmt.Errorf("cannot build the deployment: %w", err)
+	}
+	cleanup := func() {
+		closeDeployment()
+		removeWorkspace()
 	}
 	section := registry.Section{Name: "demo:workspace", Order: 0, Text: "You are a careful coding agent. Work only inside the workspace " +
 		d.Workspace + "; relative paths resolve against it. Use the tools to inspect files before you change them, then say briefly what you did."}
