@@ -29,6 +29,7 @@ func Define[A, V any](name, description string, run func(ctx context.Context, ca
 		Name:        name,
 		Description: description,
 		Parameters:  args.JSON(),
+		compiled:    args,
 		Execute: func(ctx context.Context, call *Call) (any, error) {
 			var a A
 			if err := json.Unmarshal(call.Args, &a); err != nil {

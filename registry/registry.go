@@ -8,6 +8,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,6 +77,8 @@ type Tool struct {
 	// Render turns the canonical value into model-facing text; nil shows a
 	// string as is and anything else as JSON.
 	Render func(value any) string
+
+	compiled *schema.Schema // Define's schema, reused while Parameters is its document
 }
 
 // Definition is what a model request carries for one tool.
@@ -164,13 +167,16 @@ func (r *Registry) Register(ctx *runtime.Context, t Tool) error {
 	if len(params) == 0 {
 		params = emptyParameters
 	}
-	args, err := schema.Compile(params)
-	if err != nil {
-		return fmt.Errorf("registry: tool %q: parameters: %w", t.Name, err)
+	args := t.compiled
+	if args == nil || !bytes.Equal(args.JSON(), params) {
+		var err error
+		if args, err = schema.Compile(params); err != nil {
+			return fmt.Errorf("registry: tool %q: parameters: %w", t.Name, err)
+		}
 	}
 	t.Parameters = args.JSON()
 	e := &entry{Tool: t, args: args}
-	_, err = ctx.Effect(func() (func() error, error) {
+	_, err := ctx.Effect(func() (func() error, error) {
 		if err := r.add(e); err != nil {
 			return nil, err
 		}
