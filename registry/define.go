@@ -16,12 +16,17 @@ import (
 // omitempty are required, and unknown keys are ignored. Declare numbers the
 // tool checks itself as *float64 or json.Number so that 1.5 or null reach it
 // as written (an int field turns 1.5 into an invalid-arguments error). A nil
-// render shows the value as the registry's default does.
-func Define[A, V any](name, description string, run func(ctx context.Context, call *Call, args A) (V, error), render func(V) string) (Tool, error) {
+// render shows the value as the registry's default does. Describe options
+// set parameter descriptions that depend on configuration.
+func Define[A, V any](name, description string, run func(ctx context.Context, call *Call, args A) (V, error), render func(V) string, opts ...DefineOption) (Tool, error) {
 	if run == nil {
 		return Tool{}, fmt.Errorf("registry: tool %q has no run function", name)
 	}
-	args, err := schema.For(reflect.TypeFor[A](), schema.Options{Open: true})
+	derive := schema.Options{Open: true}
+	for _, o := range opts {
+		o(&derive)
+	}
+	args, err := schema.For(reflect.TypeFor[A](), derive)
 	if err != nil {
 		return Tool{}, fmt.Errorf("registry: tool %q: %w", name, err)
 	}
@@ -45,4 +50,18 @@ func Define[A, V any](name, description string, run func(ctx context.Context, ca
 		}
 	}
 	return t, nil
+}
+
+// DefineOption adjusts how Define derives a tool's parameters.
+type DefineOption func(*schema.Options)
+
+// Describe sets the description of parameter param (its JSON name), in place
+// of its struct tag's: for text that names a configured value.
+func Describe(param, text string) DefineOption {
+	return func(o *schema.Options) {
+		if o.Descriptions == nil {
+			o.Descriptions = make(map[string]string)
+		}
+		o.Descriptions[param] = text
+	}
 }

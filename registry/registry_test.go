@@ -87,6 +87,26 @@ func TestDefineParametersR002(t *testing.T) {
 	}
 }
 
+// R-003: a description that names a configured value replaces the tag's,
+// in place (the property order and the rest of the document are unchanged).
+func TestDefineDescribe(t *testing.T) {
+	run := func(context.Context, *Call, readArgs) (string, error) { return "", nil }
+	read, err := Define("read", "read tool", run, nil, Describe("limit", "Maximum number of lines to return. Defaults to 7."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"properties":{"file_path":{"type":"string","description":"Path to read, resolved by the filesystem backend."},` +
+		`"offset":{"type":"number","description":"1-based first line to return. Defaults to 1."},` +
+		`"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 7."}},` +
+		`"type":"object","required":["file_path"]}`
+	if string(read.Parameters) != want {
+		t.Fatalf("parameters %s\nwant       %s", read.Parameters, want)
+	}
+	if _, err := Define("read", "", run, nil, Describe("lmit", "typo")); err == nil || !strings.Contains(err.Error(), `no property "lmit"`) {
+		t.Fatalf("a description of a missing parameter: %v", err)
+	}
+}
+
 func TestDefineRejects(t *testing.T) {
 	if _, err := Define[readArgs, string]("x", "", nil, nil); err == nil {
 		t.Error("nil run accepted")

@@ -30,6 +30,9 @@ type Schema struct {
 type Options struct {
 	// Open leaves additionalProperties unset (unknown keys are accepted).
 	Open bool
+	// Descriptions replace the struct tags' descriptions of top-level
+	// properties, by JSON name: for text that depends on configuration.
+	Descriptions map[string]string
 }
 
 // For derives the flat (no $ref, no $schema/$id), ordered schema of struct
@@ -59,6 +62,13 @@ func For(t reflect.Type, opts Options) (s *Schema, err error) {
 	derived := r.ReflectFromType(t)
 	derived.Version = ""
 	derived.ID = ""
+	for name, text := range opts.Descriptions {
+		p, ok := derived.Properties.Get(name)
+		if !ok {
+			return nil, fmt.Errorf("schema: %v has no property %q to describe", t, name)
+		}
+		p.Description = text
+	}
 	raw, err := json.Marshal(derived)
 	if err != nil {
 		return nil, fmt.Errorf("schema: encoding the schema of %v: %w", t, err)

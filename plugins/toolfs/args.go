@@ -35,10 +35,6 @@ type editArgs struct {
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema_description:"Replace all matches. Defaults to false; when false, old_string must appear exactly once."`
 }
 
-// readLimitDescription is the static read.limit description; the tool
-// rewrites its number to the configured readLimit.
-const readLimitDescription = "Maximum number of lines to return. Defaults to 2000."
-
 // Validation failures are plain errors: the model sees the message and no code.
 var (
 	errFilePath     = errors.New("file_path must be a non-empty string")

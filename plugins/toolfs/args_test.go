@@ -131,18 +131,3 @@ func TestSessionCwd(t *testing.T) {
 		})
 	}
 }
-
-// R-003: the read.limit description names the configured readLimit.
-func TestWithReadLimit(t *testing.T) {
-	schema := json.RawMessage(`{"properties":{"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 2000."}}}`)
-	got, err := withReadLimit(schema, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `{"properties":{"limit":{"type":"number","description":"Maximum number of lines to return. Defaults to 7."}}}`; string(got) != want {
-		t.Fatalf("got %s", got)
-	}
-	if _, err := withReadLimit(json.RawMessage(`{}`), 7); err == nil {
-		t.Fatal("a schema without the description was accepted")
-	}
-}

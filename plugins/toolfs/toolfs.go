@@ -6,10 +6,8 @@
 package toolfs
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
@@ -88,11 +86,9 @@ func (t *toolset) definitions() ([]registry.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, err := registry.Define("read", readDescription, t.read, renderRead)
+	read, err := registry.Define("read", readDescription, t.read, renderRead,
+		registry.Describe("limit", fmt.Sprintf("Maximum number of lines to return. Defaults to %d.", t.cfg.ReadLimit)))
 	if err != nil {
-		return nil, err
-	}
-	if read.Parameters, err = withReadLimit(read.Parameters, t.cfg.ReadLimit); err != nil {
 		return nil, err
 	}
 	write, err := registry.Define("write", writeDescription, t.write, renderWrite)
@@ -106,16 +102,4 @@ func (t *toolset) definitions() ([]registry.Tool, error) {
 	parallel := func(json.RawMessage) bool { return true }
 	list.ConcurrencySafe, read.ConcurrencySafe = parallel, parallel
 	return []registry.Tool{list, read, write, edit}, nil
-}
-
-// withReadLimit names the configured readLimit in the read.limit description.
-// Struct tags are static, so the derived schema carries the default and this
-// rewrites that one string in place, keeping the document's key order.
-func withReadLimit(schema json.RawMessage, limit int) (json.RawMessage, error) {
-	old, _ := json.Marshal(readLimitDescription)
-	if bytes.Count(schema, old) != 1 {
-		return nil, fmt.Errorf("toolfs: read schema lacks the limit description")
-	}
-	repl, _ := json.Marshal("Maximum number of lines to return. Defaults to " + strconv.Itoa(limit) + ".")
-	return bytes.Replace(schema, old, repl, 1), nil
 }
