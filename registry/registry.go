@@ -77,15 +77,33 @@ type Tool struct {
 	// Render turns the canonical value into model-facing text; nil shows a
 	// string as is and anything else as JSON.
 	Render func(value any) string
+	// Traits say what a call does, for permission plugins and protocol
+	// adapters; the zero value claims nothing (a call may change anything).
+	Traits Traits
 
 	compiled *schema.Schema // Define's schema, reused while Parameters is its document
 }
 
-// Definition is what a model request carries for one tool.
+// Traits describe what a tool's calls do, so that permission plugins and
+// protocol adapters (MCP's readOnlyHint and destructiveHint) need not know
+// tools by name.
+type Traits struct {
+	// ReadOnly: a call changes nothing outside the process.
+	ReadOnly bool
+	// Destructive: a call may overwrite or remove existing data. It is
+	// meaningful only when ReadOnly is false.
+	Destructive bool
+	// Paths names the top-level arguments that hold filesystem paths.
+	Paths []string
+}
+
+// Definition is what a model request carries for one tool. Traits are not
+// sent to a model.
 type Definition struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	Traits      Traits          `json:"-"`
 }
 
 // ErrorInfo is the structured error of a failed call.
@@ -117,7 +135,16 @@ var (
 	PreExecute = runtime.NewWaterfall[*Call, Decision]("tools/pre-execute")
 	// ResultEvent fires after every call (emit).
 	ResultEvent = runtime.NewEvent[*Result]("tools/result")
+	// ChangedEvent fires after a tool is registered or removed (emit), for
+	// adapters that announce the tool list, such as MCP's list_changed.
+	ChangedEvent = runtime.NewEvent[Change]("tools/changed")
 )
+
+// Change says that the tool named Tool was registered (Added) or removed.
+type Change struct {
+	Tool  string
+	Added bool
+}
 
 // emptyParameters is the schema of a tool that declares no Parameters.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -180,9 +207,23 @@ func (r *Registry) Register(ctx *runtime.Context, t Tool) error {
 		if err := r.add(e); err != nil {
 			return nil, err
 		}
-		return func() error { r.remove(e); return nil }, nil
+		r.changed(e.Name, true)
+		return func() error {
+			if r.remove(e) {
+				r.changed(e.Name, false)
+			}
+			return nil
+		}, nil
 	})
 	return err
+}
+
+// changed emits ChangedEvent; no lock is held, and a failing listener is
+// logged: the registration itself has happened.
+func (r *Registry) changed(name string, added bool) {
+	if err := ChangedEvent.Emit(r.ctx, Change{Tool: name, Added: added}); err != nil {
+		r.ctx.Logger().Warn("tools/changed listener failed", "tool", name, "err", err)
+	}
 }
 
 func (r *Registry) add(e *entry) error {
@@ -196,16 +237,18 @@ func (r *Registry) add(e *entry) error {
 	return nil
 }
 
-func (r *Registry) remove(e *entry) {
+// remove drops e and reports whether it was still registered.
+func (r *Registry) remove(e *entry) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byKey[e.Name] != e {
-		return
+		return false
 	}
 	delete(r.byKey, e.Name)
 	if i := slices.Index(r.order, e); i >= 0 {
 		r.order = slices.Delete(r.order, i, i+1)
 	}
+	return true
 }
 
 func (r *Registry) lookup(name string) *entry {
@@ -220,7 +263,7 @@ func (r *Registry) Definitions() []Definition {
 	defer r.mu.RUnlock()
 	defs := make([]Definition, len(r.order))
 	for i, e := range r.order {
-		defs[i] = Definition{Name: e.Name, Description: e.Description, Parameters: e.Parameters}
+		defs[i] = Definition{Name: e.Name, Description: e.Description, Parameters: e.Parameters, Traits: e.Traits}
 	}
 	return defs
 }

@@ -548,3 +548,42 @@ func TestConcurrentRegisterExecute(t *testing.T) {
 		t.Fatalf("sections left behind: %q", got)
 	}
 }
+
+// TestChangedEvent: tools/changed announces each registration and each
+// removal (by dispose), once, with the tool's name; Definitions carries the
+// tool's traits without sending them to a model.
+func TestChangedEvent(t *testing.T) {
+	root, r := newRegistry(t, Config{})
+	var mu sync.Mutex
+	var got []string
+	if _, err := ChangedEvent.On(root, func(c Change) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprintf("%s:%v", c.Tool, c.Added))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	traits := Traits{ReadOnly: true, Paths: []string{"file_path"}}
+	f := plugin(t, root, "tools", func(ctx *runtime.Context) error {
+		return r.Register(ctx, Tool{Name: "peek", Execute: noop, Traits: traits})
+	})
+	defs := r.Definitions()
+	if len(defs) != 1 || !defs[0].Traits.ReadOnly || strings.Join(defs[0].Traits.Paths, ",") != "file_path" {
+		t.Fatalf("definitions = %+v", defs)
+	}
+	if raw, _ := json.Marshal(defs[0]); strings.Contains(string(raw), "ReadOnly") || strings.Contains(string(raw), "raits") {
+		t.Fatalf("traits reach the model: %s", raw)
+	}
+	if err := f.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, " ") != "peek:true peek:false" {
+		t.Fatalf("changes = %v", got)
+	}
+}

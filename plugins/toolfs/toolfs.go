@@ -101,5 +101,9 @@ func (t *toolset) definitions() ([]registry.Tool, error) {
 	}
 	parallel := func(json.RawMessage) bool { return true }
 	list.ConcurrencySafe, read.ConcurrencySafe = parallel, parallel
+	list.Traits = registry.Traits{ReadOnly: true, Paths: []string{"path"}}
+	read.Traits = registry.Traits{ReadOnly: true, Paths: []string{"file_path"}}
+	write.Traits = registry.Traits{Destructive: true, Paths: []string{"file_path"}}
+	edit.Traits = registry.Traits{Destructive: true, Paths: []string{"file_path"}}
 	return []registry.Tool{list, read, write, edit}, nil
 }
