@@ -20,6 +20,13 @@ type Options struct {
 	// cwd). "" means the process working directory; a relative one is made
 	// absolute against it.
 	Workspace string
+	// Unconfined lets the tools reach paths outside the workspace (absolute
+	// paths, "..", symlinks that leave it). By default they cannot: a path
+	// outside Workspace and Roots is refused with FS_SANDBOX_DENIED.
+	Unconfined bool
+	// Roots are directories the tools may reach besides the workspace, each
+	// read-write or read-only.
+	Roots []fslocal.Root
 	// NoPolicy leaves fspolicy out: writes and edits run unconditionally
 	// against the bare provider, with no read-before-write.
 	NoPolicy bool
@@ -110,8 +117,8 @@ func plugRegistry(root *runtime.Context, opts Options) (registryFiber, error) {
 	return registryFiber{f}, err
 }
 
-func plugFS(root *runtime.Context, _ registryFiber, dir workspace) (fsFiber, error) {
-	f, err := plug(root, fslocal.Plugin, fslocal.Config{Cwd: string(dir)})
+func plugFS(root *runtime.Context, _ registryFiber, dir workspace, opts Options) (fsFiber, error) {
+	f, err := plug(root, fslocal.Plugin, fslocal.Config{Cwd: string(dir), Unconfined: opts.Unconfined, Roots: opts.Roots})
 	return fsFiber{f}, err
 }
 

@@ -24,7 +24,7 @@ func Build(opts Options) (*Deployment, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	gordisFsFiber, err := plugFS(context, gordisRegistryFiber, gordisWorkspace)
+	gordisFsFiber, err := plugFS(context, gordisRegistryFiber, gordisWorkspace, opts)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -164,14 +164,17 @@ const (
 	OpUpdate Operation = "update"
 )
 
-// WriteOutcome reports a write. Before is nil on create, or when the prior
-// file was not text; Before and After are LF-normalised. Version is the
-// post-write version.
+// WriteOutcome reports a write. Before is nil on create, when the prior
+// file was not text, or when it was too large to hold in memory (Omitted);
+// Before and After are LF-normalised. Version is the post-write version.
 type WriteOutcome struct {
 	Operation Operation
 	Before    *string
 	After     string
 	Version   Version
+	// Omitted reports that the replaced file was larger than the provider
+	// holds in memory, so Before is nil although the file existed.
+	Omitted bool
 }
 
 // EditOutcome reports an edit, LF-normalised, with the post-edit version.
@@ -179,6 +182,9 @@ type EditOutcome struct {
 	Before, After string
 	Replacements  int
 	Version       Version
+	// Omitted reports that the file was larger than the provider holds in
+	// memory: the edit streamed, and Before and After are empty.
+	Omitted bool
 }
 
 // ---- events ---------------------------------------------------------------

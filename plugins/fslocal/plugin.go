@@ -11,6 +11,20 @@ type Config struct {
 	// gives none; empty means the process working directory when the
 	// plugin is applied. It does not confine anything.
 	Cwd string `json:"cwd,omitempty"`
+	// Unconfined lets paths reach anywhere the process may: absolute
+	// paths, "..", and symlinks that leave the workspace. By default every
+	// path must stay inside Cwd or one of Roots (FS_SANDBOX_DENIED).
+	Unconfined bool `json:"unconfined,omitempty"`
+	// Roots are directories allowed besides Cwd.
+	Roots []Root `json:"roots,omitempty"`
+}
+
+// Root is one more directory the provider may reach.
+type Root struct {
+	// Path is the directory; a relative one resolves against Cwd.
+	Path string `json:"path" jsonschema:"minLength=1"`
+	// ReadOnly allows list and read under Path, but no write or edit.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // Plugin provides New(Config.Cwd) as the "fs" service (fs.Service).
