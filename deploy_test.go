@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
@@ -109,7 +110,7 @@ func TestBuildCleanupDisposesEverything(t *testing.T) {
 			return func() error { tornDown = true; return nil }, nil
 		})
 		return err
-	}, runtime.Inject("fs", "tools", "prompt")), nil)
+	}, runtime.Inject(fs.Service, registry.Tools, registry.Prompts)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

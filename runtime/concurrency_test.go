@@ -43,7 +43,7 @@ func TestItem32_StressLoadUnloadEmit(t *testing.T) {
 		}
 		_, err := ev.On(ctx, func(int) error { return nil })
 		return err
-	}, runtime.Inject("item32"))
+	}, runtime.Inject(svc))
 	provider := runtime.Func("provider", func(ctx *runtime.Context) error {
 		err := svc.Provide(ctx, 1)
 		if errors.Is(err, runtime.ErrServiceConflict) {
@@ -114,7 +114,7 @@ func TestItem32_ConcurrentProvidersAndDependents(t *testing.T) {
 			}, nil
 		})
 		return err
-	}, runtime.Inject("item32b"))
+	}, runtime.Inject(svc))
 	var deps []*runtime.Fiber
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -216,7 +216,7 @@ func TestItem32_ConcurrentTransitionsOnOneFiber(t *testing.T) {
 			return func() error { live.Add(-1); return nil }, nil
 		})
 		return err
-	}, runtime.Inject("item32c")), nil)
+	}, runtime.Inject(svc)), nil)
 	var wg sync.WaitGroup
 	within(t, 10*time.Second, func() {
 		for g := range 6 {

@@ -25,7 +25,7 @@
 //
 //	var Greeter = runtime.Configured("greeter",
 //		func(ctx *runtime.Context, c Config) error { ... },
-//		runtime.Inject("fs")) // waits until some plugin provides "fs"
+//		runtime.Inject(fs.Service)) // waits until some plugin provides fs.Service
 //
 // [Constructor] builds a value from the context and the config; if the value
 // has Close() error, that is its teardown. Any type with Name and Apply

@@ -76,7 +76,7 @@ var Reporter = runtime.Func("reporter", func(ctx *runtime.Context) error {
 		}, nil
 	})
 	return err
-}, runtime.Inject("tally"))
+}, runtime.Inject(Tally))
 
 // ---- the host ----------------------------------------------------------------
 

@@ -14,7 +14,7 @@ type Plugin interface {
 
 // Injector is implemented by plugins that need services; the fiber stays
 // PENDING until all of them are provided by ACTIVE providers.
-type Injector interface{ Inject() []string }
+type Injector interface{ Inject() []ServiceRef }
 
 // Configurable is implemented by plugins with a config struct; ConfigPrototype
 // returns its zero value. The runtime derives a JSON Schema from it, fills
@@ -26,9 +26,20 @@ type PluginOption func(*pluginMeta)
 
 type pluginMeta struct{ inject []string }
 
-// Inject names the services the plugin needs.
-func Inject(services ...string) PluginOption {
-	return func(m *pluginMeta) { m.inject = append(m.inject, services...) }
+// Inject declares the services the plugin needs, by their handles:
+//
+//	runtime.Inject(fs.Service, registry.Tools)
+//
+// A host that knows a service only by name at run time passes [Named].
+func Inject(services ...ServiceRef) PluginOption {
+	return func(m *pluginMeta) { m.inject = appendNames(m.inject, services) }
+}
+
+func appendNames(names []string, services []ServiceRef) []string {
+	for _, s := range services {
+		names = append(names, s.ServiceName())
+	}
+	return names
 }
 
 // spec is a plugin normalized for the runtime: what every fiber of it needs.
@@ -53,7 +64,7 @@ var (
 
 func (b builtin) Name() string                         { return b.s.name }
 func (b builtin) Apply(ctx *Context, config any) error { return b.s.apply(ctx, config) }
-func (b builtin) Inject() []string                     { return slices.Clone(b.s.inject) }
+func (b builtin) Inject() []ServiceRef                 { return namedAll(b.s.inject) }
 
 func (b builtin) ConfigPrototype() any {
 	if b.s.config == nil {
@@ -142,7 +153,7 @@ func specOf(p Plugin) (s *spec, err error) {
 	}
 	s = &spec{name: p.Name(), apply: p.Apply}
 	if i, ok := p.(Injector); ok {
-		s.inject = slices.Clone(i.Inject())
+		s.inject = appendNames(nil, i.Inject())
 	}
 	if c, ok := p.(Configurable); ok {
 		if proto := c.ConfigPrototype(); proto != nil {

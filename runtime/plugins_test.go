@@ -127,7 +127,7 @@ func TestItem03_ApplyTimingAndExactlyOnce(t *testing.T) {
 	}
 
 	var waiting atomic.Int32
-	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { waiting.Add(1); return nil }, runtime.Inject("item3")), nil)
+	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { waiting.Add(1); return nil }, runtime.Inject(svc)), nil)
 	if dep.State() != runtime.Pending || waiting.Load() != 0 {
 		t.Fatalf("fiber with a missing service: %v, applied %d", dep.State(), waiting.Load())
 	}
@@ -327,7 +327,7 @@ func TestItem08_FailedIsSticky(t *testing.T) {
 			return errors.New("not yet")
 		}
 		return nil
-	}, runtime.Inject("item8")), nil)
+	}, runtime.Inject(svc)), nil)
 	p1 := mustPlugin(t, root, runtime.Func("p1", func(ctx *runtime.Context) error { return svc.Provide(ctx, "a") }), nil)
 	if f.State() != runtime.Failed || calls.Load() != 1 {
 		t.Fatalf("state %v calls %d", f.State(), calls.Load())

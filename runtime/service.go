@@ -21,6 +21,31 @@ func (rec *record) available() bool {
 	return !rec.retired.Load() && rec.provider.State() == Active
 }
 
+// ServiceRef identifies a service in [Inject]. A [Service] handle is one, so
+// a misspelt service is a compile error; [Named] is the form for names only
+// known at run time. The method name is distinct from Name so that plugins,
+// events and fibers are not service references by accident.
+type ServiceRef interface{ ServiceName() string }
+
+// Named refers to a service by its name, for hosts that load plugins by name.
+type Named string
+
+// ServiceName returns n.
+func (n Named) ServiceName() string { return string(n) }
+
+func namedAll(names []string) []ServiceRef {
+	refs := make([]ServiceRef, len(names))
+	for i, name := range names {
+		refs[i] = Named(name)
+	}
+	return refs
+}
+
+var (
+	_ ServiceRef = Service[any]{}
+	_ ServiceRef = Named("")
+)
+
 // Service is a typed, named service handle, declared once by its owner package:
 //
 //	var FS = runtime.NewService[FileSystem]("fs")
@@ -31,6 +56,9 @@ func NewService[T any](name string) Service[T] { return Service[T]{name} }
 
 // Name returns the service name.
 func (s Service[T]) Name() string { return s.name }
+
+// ServiceName returns the service name, making s a [ServiceRef].
+func (s Service[T]) ServiceName() string { return s.name }
 
 // Provide registers value as the service, owned by ctx's fiber: it goes away
 // when that fiber is torn down. Dependents load once the providing fiber is
