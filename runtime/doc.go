@@ -55,7 +55,9 @@
 // services, or holding an invalid config), LOADING, ACTIVE, UNLOADING,
 // DISPOSED, and FAILED (apply returned an error or panicked; sticky until
 // [Fiber.Update] or [Fiber.Restart]). Every change is emitted on
-// [StatusEvent]; failures go to [ErrorEvent] and to the log.
+// [StatusEvent]; failures go to [ErrorEvent] and to the log. An application
+// that loses an injected service, or is disposed or restarted, while its
+// apply runs is never reported ACTIVE: it goes from LOADING to UNLOADING.
 //
 // # Services
 //

@@ -446,6 +446,10 @@ func (f *Fiber) plan() (step, []*record) {
 			return stepReset, nil
 		}
 		return stepNone, nil
+	case s == Loading:
+		// Only after an apply whose application does not stand (see load).
+		f.restart = false
+		return stepUnload, nil
 	case s == Active:
 		if f.restart {
 			f.restart = false
@@ -489,12 +493,19 @@ func (f *Fiber) load(epoch []*record) {
 	err := f.callApply(cfg)
 	f.mu.Lock()
 	f.applying = false
-	f.mu.Unlock()
-	if err == nil {
-		f.mu.Lock()
+	// An application that lost a service, or was disposed or restarted while
+	// apply ran, is never reported ACTIVE: it stays LOADING and plan unloads
+	// it next (LOADING, UNLOADING).
+	stands := err == nil && !f.disposing && !f.restart && f.rt.current(f)
+	if stands {
 		f.activated = true
-		f.mu.Unlock()
+	}
+	f.mu.Unlock()
+	if stands {
 		f.setState(Active)
+		return
+	}
+	if err == nil {
 		return
 	}
 	_ = f.teardownAll()
