@@ -18,8 +18,8 @@ type rt struct {
 	slots atomic.Pointer[[]*slot]
 
 	svcMu      sync.RWMutex
-	services   map[string]*record
-	dependents map[string][]*Fiber // fibers by injected name
+	services   map[serviceKey]*record
+	dependents map[serviceKey][]*Fiber // fibers by injected service
 
 	obs observation
 }
@@ -56,8 +56,8 @@ func New(opts ...Option) *Context {
 	}
 	r := &rt{
 		logger:     o.logger,
-		services:   make(map[string]*record),
-		dependents: make(map[string][]*Fiber),
+		services:   make(map[serviceKey]*record),
+		dependents: make(map[serviceKey][]*Fiber),
 	}
 	r.initObservation()
 	root := &Fiber{rt: r, name: "root"}

@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -71,5 +72,106 @@ func TestProviderRestartDuringApply(t *testing.T) {
 	equal(t, "applies", applies, []string{"generation 1", "generation 2"})
 	if dep.State() != runtime.Active {
 		t.Fatalf("dep: %v", dep.State())
+	}
+}
+
+// reader is a consumer of FS that reports the label it sees on every apply.
+func reader(name string, seen *recorder) runtime.Plugin {
+	return runtime.Func(name, func(ctx *runtime.Context) error {
+		d, err := FS.Get(ctx)
+		if err != nil {
+			return err
+		}
+		seen.add(name + " sees " + d.label)
+		return nil
+	}, runtime.Inject(FS))
+}
+
+// Two workspaces under one root, as with Cordis's isolate: each isolated
+// context has its own "fs" provider and consumer, the root keeps the shared
+// one, and a provider change reaches only the consumers of its domain.
+func TestIsolateTwoProvidersOneRoot(t *testing.T) {
+	root, _ := newRoot(t)
+	wsA, wsB := root.Isolate(FS.Name()), root.Isolate(FS.Name())
+	var seen recorder
+	mustPlugin(t, root, provider("shared", "shared"), nil)
+	provA := mustPlugin(t, wsA, provider("local-a", "a"), nil)
+	mustPlugin(t, wsB, provider("local-b", "b"), nil)
+	readers := map[string]*runtime.Fiber{
+		"root reader": mustPlugin(t, root, reader("root reader", &seen), nil),
+		"a reader":    mustPlugin(t, wsA, reader("a reader", &seen), nil),
+		"b reader":    mustPlugin(t, wsB, reader("b reader", &seen), nil),
+	}
+	equal(t, "applies", seen.list(), []string{"root reader sees shared", "a reader sees a", "b reader sees b"})
+	if d, ok := FS.Lookup(root); !ok || d.label != "shared" {
+		t.Fatalf("root Lookup: %v, %v", d, ok)
+	}
+	if d, ok := FS.Lookup(wsA); !ok || d.label != "a" {
+		t.Fatalf("workspace Lookup: %v, %v", d, ok)
+	}
+
+	// A second provider in one domain still conflicts.
+	dup := mustPlugin(t, wsA, provider("local-a2", "a2"), nil)
+	if err := dup.Wait(); !errors.Is(err, runtime.ErrServiceConflict) {
+		t.Fatalf("second provider in one domain: %v", err)
+	}
+
+	// Only workspace A's reader loses its service.
+	seen.reset()
+	if err := provA.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range readers {
+		want := runtime.Active
+		if name == "a reader" {
+			want = runtime.Pending
+		}
+		if f.State() != want {
+			t.Errorf("%s: %v, want %v", name, f.State(), want)
+		}
+	}
+	mustPlugin(t, wsA, provider("local-a3", "a3"), nil)
+	equal(t, "applies after workspace A's provider changed", seen.list(), []string{"a reader sees a3"})
+}
+
+// A service that is not isolated stays shared, a plugin's children inherit
+// its domain, and an isolated service provided on the isolated context
+// itself is not visible from the root.
+func TestIsolateScope(t *testing.T) {
+	root, _ := newRoot(t)
+	count := runtime.NewService[int]("isolate-count")
+	if err := count.Provide(root, 7); err != nil {
+		t.Fatal(err)
+	}
+	ws := root.Isolate(FS.Name())
+	if err := FS.Provide(ws, &disk{"host's workspace"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := FS.Lookup(root); ok {
+		t.Fatal("the root sees a service isolated below it")
+	}
+	var got []string
+	mustPlugin(t, ws, runtime.Func("parent", func(ctx *runtime.Context) error {
+		_, err := ctx.Plugin(runtime.Func("child", func(ctx *runtime.Context) error {
+			d, err := FS.Get(ctx)
+			if err != nil {
+				return err
+			}
+			n, err := count.Get(ctx)
+			got = append(got, fmt.Sprint(d.label, " ", n))
+			return err
+		}, runtime.Inject(FS, count)), nil)
+		return err
+	}), nil)
+	equal(t, "child", got, []string{"host's workspace 7"})
+	// Without a provider in its own domain, a plugin plugged on the root
+	// waits even though the workspace has one.
+	outside := mustPlugin(t, root, runtime.Func("outside", func(*runtime.Context) error { return nil },
+		runtime.Inject(FS)), nil)
+	if outside.State() != runtime.Pending {
+		t.Fatalf("outside: %v", outside.State())
+	}
+	if _, err := FS.Get(root); !errors.Is(err, runtime.ErrNotInjected) {
+		t.Fatalf("root Get: %v", err)
 	}
 }

@@ -66,7 +66,10 @@
 // It is torn down before its provider goes away, and applies again when a
 // provider returns. [Service.Get] needs the inject, except for a service that
 // the plugin itself, one of its ancestors, or the root provides.
-// [Service.Lookup] is the optional lookup.
+// [Service.Lookup] is the optional lookup. [Context.Isolate] gives a service
+// name a domain of its own below a context, so that two providers of it (two
+// workspaces, two model backends) live under one root, each serving the
+// plugins plugged below its own context.
 //
 // # Events
 //

@@ -65,7 +65,8 @@ type Fiber struct {
 	name   string
 	parent *Fiber
 	ctx    *Context
-	own    *effect // this fiber as an effect of its parent
+	own    *effect      // this fiber as an effect of its parent
+	inject []serviceKey // the spec's injects, in the domains of its context
 
 	state atomic.Int32 // written under mu
 	deps  atomic.Pointer[[]*record]
@@ -464,7 +465,7 @@ func (f *Fiber) plan() (step, []*record) {
 		if f.err != nil {
 			return stepNone, nil
 		}
-		if epoch, ok := f.rt.resolve(f.spec.inject); ok {
+		if epoch, ok := f.rt.resolve(f.inject); ok {
 			return stepLoad, epoch
 		}
 	}
@@ -572,6 +573,7 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 		f.name = parent.name
 	}
 	f.ctx = &Context{rt: r, fiber: f, parent: c}
+	f.inject = c.keysOf(s.inject)
 	// Everything is set before the fiber becomes reachable through its
 	// parent, whose teardown may dispose it from another goroutine.
 	f.config, f.err = s.prepare(config)

@@ -3,7 +3,6 @@ package runtime
 import (
 	"fmt"
 	"reflect"
-	"slices"
 )
 
 // Plugin is the contract every plugin satisfies.
@@ -49,8 +48,6 @@ type spec struct {
 	config *configType // nil: the config passes through unchanged
 	apply  func(ctx *Context, config any) error
 }
-
-func (s *spec) injects(name string) bool { return slices.Contains(s.inject, name) }
 
 // builtin is the plugin made by Func, Configured and Constructor: its spec is
 // computed once, so applying it costs no reflection.
