@@ -169,9 +169,32 @@ func (c *Context) Close() error {
 	if c.fiber != c.rt.root.fiber {
 		return errors.New("runtime: Close called on a plugin context; dispose its fiber instead")
 	}
+	c.rt.warnPending()
 	err := c.fiber.Dispose()
 	c.Flush()
 	return err
+}
+
+// warnPending logs every plugin that is PENDING when the root disposes it,
+// with the services it waits for or its invalid config: a plugin that never
+// got what it needs is reported rather than disposed in silence.
+func (r *rt) warnPending() {
+	for _, f := range r.root.fiber.descendants(nil) {
+		f.mu.Lock()
+		pending, err := f.State() == Pending, f.err
+		var missing []string
+		if pending && err == nil {
+			missing = r.missing(f.inject)
+		}
+		f.mu.Unlock()
+		switch {
+		case !pending:
+		case err != nil:
+			f.logger().Warn("plugin still pending", "error", err)
+		default:
+			f.logger().Warn("plugin still pending", "missing", missing)
+		}
+	}
 }
 
 // report emits an ErrorReport, except for failures of ErrorEvent's own

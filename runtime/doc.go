@@ -47,9 +47,13 @@
 //	if err != nil {
 //		// refused: nil or invalid plugin, closed root
 //	}
-//	if err := fiber.Wait(); err != nil {
-//		// the config was invalid, or apply failed
+//	if err := fiber.WaitActive(ctx); err != nil {
+//		// the config was invalid, apply failed, or ctx ended while the
+//		// fiber waited for services (a *NotActiveError names them)
 //	}
+//
+// [Fiber.Wait] only waits for a transition in flight. Close logs, as a
+// warning, every plugin still PENDING and what it waits for.
 //
 // Each application is a [Fiber]. Its states are PENDING (waiting for injected
 // services, or holding an invalid config), LOADING, ACTIVE, UNLOADING,

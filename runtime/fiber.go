@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -93,7 +95,7 @@ type Fiber struct {
 type effect struct {
 	f        *Fiber
 	teardown func() error
-	child    bool // a child fiber: its errors are already logged
+	child    *Fiber // set when the effect is a child fiber: its errors are already logged
 }
 
 func (e *effect) dispose() error {
@@ -105,7 +107,7 @@ func (e *effect) dispose() error {
 
 func (e *effect) run() error {
 	err := runTeardown(e.teardown)
-	if err != nil && !e.child {
+	if err != nil && e.child == nil {
 		e.f.logger().Error("teardown failed", "error", err)
 		e.f.rt.report(e.f, "", err)
 	}
@@ -159,6 +161,20 @@ func (f *Fiber) untrack(e *effect) bool {
 		}
 	}
 	return false
+}
+
+// descendants appends f's child fibers, each followed by its own, in the
+// order they were plugged.
+func (f *Fiber) descendants(out []*Fiber) []*Fiber {
+	f.mu.Lock()
+	effects := slices.Clone(f.effects)
+	f.mu.Unlock()
+	for _, e := range effects {
+		if e.child != nil {
+			out = e.child.descendants(append(out, e.child))
+		}
+	}
+	return out
 }
 
 // teardownAll runs every effect newest first, best effort, and joins the errors.
@@ -229,6 +245,52 @@ func (f *Fiber) Wait() error {
 	defer f.mu.Unlock()
 	f.waitIdleLocked()
 	return f.err
+}
+
+// WaitActive blocks until the fiber is ACTIVE and returns nil, or returns
+// why it is not: its config error (it stays PENDING until a valid Update),
+// its apply error (FAILED), or a *NotActiveError when it is disposed or ctx
+// ends first; for a PENDING fiber that error names the services nobody
+// provides. Hosts call it after Plugin with a deadline, so that a plugin
+// waiting for a service that never comes is reported instead of silent. Do
+// not call it from the fiber's own apply.
+func (f *Fiber) WaitActive(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for {
+		if !f.busy {
+			switch s := f.State(); {
+			case s == Active:
+				return nil
+			case f.err != nil:
+				return f.err
+			case s == Disposed:
+				return f.notActiveLocked(nil)
+			}
+		}
+		// Closed when the next transition ends: a provider appearing or
+		// leaving, an Update, a Dispose.
+		if f.idle == nil {
+			f.idle = make(chan struct{})
+		}
+		ch := f.idle
+		f.mu.Unlock()
+		select {
+		case <-ch:
+			f.mu.Lock()
+		case <-ctx.Done():
+			f.mu.Lock()
+			return f.notActiveLocked(ctx.Err())
+		}
+	}
+}
+
+func (f *Fiber) notActiveLocked(cause error) *NotActiveError {
+	e := &NotActiveError{Plugin: f.name, State: f.State(), Err: cause}
+	if e.State == Pending {
+		e.Missing = f.rt.missing(f.inject)
+	}
+	return e
 }
 
 func (f *Fiber) waitIdleLocked() {
@@ -578,7 +640,7 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	// parent, whose teardown may dispose it from another goroutine.
 	f.config, f.err = s.prepare(config)
 	r.depend(f)
-	f.own = &effect{f: parent, teardown: f.Dispose, child: true}
+	f.own = &effect{f: parent, teardown: f.Dispose, child: f}
 	if err := parent.add(f.own, nil); err != nil {
 		r.forget(f)
 		return nil, err

@@ -258,6 +258,19 @@ func (r *rt) resolve(keys []serviceKey) ([]*record, bool) {
 	return epoch, true
 }
 
+// missing names the keys that have no available record.
+func (r *rt) missing(keys []serviceKey) []string {
+	r.svcMu.RLock()
+	defer r.svcMu.RUnlock()
+	var names []string
+	for _, key := range keys {
+		if rec := r.services[key]; rec == nil || !rec.available() {
+			names = append(names, key.name)
+		}
+	}
+	return names
+}
+
 // current reports whether f's loaded dependencies are still the available
 // ones (same records, providers still ACTIVE).
 func (r *rt) current(f *Fiber) bool {
