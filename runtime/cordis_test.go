@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gordis-run/gordis/runtime"
@@ -173,5 +174,133 @@ func TestIsolateScope(t *testing.T) {
 	}
 	if _, err := FS.Get(root); !errors.Is(err, runtime.ErrNotInjected) {
 		t.Fatalf("root Get: %v", err)
+	}
+}
+
+// Filters reach the same listeners in every dispatch mode: those whose
+// context the filter accepts, plus the global ones (Cordis's `this` filter
+// applies to emit, parallel, serial and bail alike, and to waterfalls here).
+func TestFilterInEveryMode(t *testing.T) {
+	for _, mode := range []string{"emit", "parallel", "serial", "bail", "waterfall"} {
+		t.Run(mode, func(t *testing.T) {
+			root, _ := newRoot(t)
+			ev := runtime.NewEvent[int]("filter-mode/event/" + mode)
+			hook := runtime.NewHook[int, string]("filter-mode/hook/" + mode)
+			chain := runtime.NewWaterfall[int, string]("filter-mode/waterfall/" + mode)
+			rec := &recorder{}
+			on := func(ctx *runtime.Context, name string, opts ...runtime.ListenOption) {
+				var err error
+				switch mode {
+				case "emit", "parallel":
+					_, err = ev.On(ctx, func(int) error { rec.add(name); return nil }, opts...)
+				case "serial", "bail":
+					_, err = hook.On(ctx, func(int) (string, error) { rec.add(name); return "", nil }, opts...)
+				case "waterfall":
+					_, err = chain.On(ctx, func(_ int, next runtime.Next[string]) (string, error) {
+						rec.add(name)
+						return next()
+					}, opts...)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			on(root.Extend(sessionKey{}, "s1"), "s1")
+			on(root.Extend(sessionKey{}, "s2"), "s2")
+			on(root.Extend(sessionKey{}, "s2"), "s2 global", runtime.Global())
+			on(root, "unrestricted")
+			dispatch := func(filter runtime.Filter) {
+				var err error
+				switch {
+				case mode == "emit" && filter != nil:
+					err = ev.EmitTo(root, filter, 0)
+				case mode == "emit":
+					err = ev.Emit(root, 0)
+				case mode == "parallel" && filter != nil:
+					err = ev.ParallelTo(root, filter, 0)
+				case mode == "parallel":
+					err = ev.Parallel(root, 0)
+				case mode == "serial" && filter != nil:
+					_, err = hook.SerialTo(root, t.Context(), filter, 0)
+				case mode == "serial":
+					_, err = hook.Serial(root, t.Context(), 0)
+				case mode == "bail" && filter != nil:
+					_, err = hook.BailTo(root, filter, 0)
+				case mode == "bail":
+					_, err = hook.Bail(root, 0)
+				case mode == "waterfall" && filter != nil:
+					_, err = chain.RunTo(root, filter, 0, func() (string, error) { rec.add("fallback"); return "", nil })
+				default:
+					_, err = chain.Run(root, 0, func() (string, error) { rec.add("fallback"); return "", nil })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := func(names ...string) []string {
+				if mode == "waterfall" {
+					names = append(names, "fallback")
+				}
+				return names
+			}
+			sorted := func(got []string) []string {
+				if mode == "parallel" {
+					slices.Sort(got)
+				}
+				return got
+			}
+			dispatch(sessionFilter("s1"))
+			equal(t, "filtered", sorted(rec.list()), want("s1", "s2 global", "unrestricted"))
+			rec.reset()
+			dispatch(nil)
+			equal(t, "unfiltered", sorted(rec.list()), want("s1", "s2", "s2 global", "unrestricted"))
+		})
+	}
+}
+
+// panicFilter panics when asked about a listener of the "bad" session.
+type panicFilter struct{}
+
+func (panicFilter) Accept(c *runtime.Context) bool {
+	if c.Value(sessionKey{}) == "bad" {
+		panic("filter broke")
+	}
+	return true
+}
+
+// A filter that panics is blamed on the listener it was asked about: the
+// dispatch reports a *PanicError and the emitter does not panic.
+func TestPanickingFilterIsIsolated(t *testing.T) {
+	root, sink := newRoot(t)
+	hook := runtime.NewHook[int, string]("filter-panic/hook")
+	chain := runtime.NewWaterfall[int, string]("filter-panic/waterfall")
+	ev := runtime.NewEvent[int]("filter-panic/event")
+	bad := root.Extend(sessionKey{}, "bad")
+	if _, err := hook.On(bad, func(int) (string, error) { return "unreachable", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.On(bad, func(int, runtime.Next[string]) (string, error) { return "unreachable", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.On(bad, func(int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, bailErr := hook.BailTo(root, panicFilter{}, 0)
+	_, runErr := chain.RunTo(root, panicFilter{}, 0, nil)
+	parErr := ev.ParallelTo(root, panicFilter{}, 0)
+	for name, err := range map[string]error{"bail": bailErr, "waterfall": runErr, "parallel": parErr} {
+		var pe *runtime.PanicError
+		if !errors.As(err, &pe) || pe.Value != "filter broke" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var failed int
+	for _, r := range sink.records() {
+		if r.Msg == "listener failed" && r.Attrs["error"] == "panic: filter broke" {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Fatalf("%d listener failures logged, want 3", failed)
 	}
 }
