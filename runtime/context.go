@@ -175,6 +175,30 @@ func (c *Context) Close() error {
 	return err
 }
 
+// Reset disposes everything registered on the root, as Close does (plugins,
+// listeners, services and effects, newest first, warning about plugins still
+// pending, then flushing observers), but leaves the root usable: plugins,
+// listeners and services can be registered again, and Close is still final.
+// It returns the collected teardown errors; registrations made while it runs
+// fail with ErrInactive. After Close it returns ErrInactive. Only meaningful
+// on the root context.
+func (c *Context) Reset() error {
+	f := c.fiber
+	if f != c.rt.root.fiber {
+		return errors.New("runtime: Reset called on a plugin context; restart its fiber instead")
+	}
+	f.mu.Lock()
+	closed := f.disposing
+	f.mu.Unlock()
+	if closed {
+		return ErrInactive
+	}
+	c.rt.warnPending()
+	err := f.teardownAll()
+	c.Flush()
+	return err
+}
+
 // warnPending logs every plugin that is PENDING when the root disposes it,
 // with the services it waits for or its invalid config: a plugin that never
 // got what it needs is reported rather than disposed in silence.

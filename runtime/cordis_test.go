@@ -304,3 +304,84 @@ func TestPanickingFilterIsIsolated(t *testing.T) {
 		t.Fatalf("%d listener failures logged, want 3", failed)
 	}
 }
+
+// Resetting the root disposes everything registered on it, like Cordis's
+// root.fiber.dispose(), and the root stays usable; Close stays final.
+func TestResetLeavesRootUsable(t *testing.T) {
+	root, sink := newRoot(t)
+	ev := runtime.NewEvent[int]("reset")
+	count := runtime.NewService[int]("reset-count")
+	var order recorder
+	if err := count.Provide(root, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.On(root, func(int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Effect(func() (func() error, error) {
+		return func() error { order.add("root effect"); return nil }, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	prov := mustPlugin(t, root, provider("local", "local"), nil)
+	dep := mustPlugin(t, root, runtime.Func("dep", func(ctx *runtime.Context) error {
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { order.add("dep"); return nil }, nil
+		})
+		return err
+	}, runtime.Inject(FS, count)), nil)
+	waiting := mustPlugin(t, root, needs("tool"), nil)
+	failing := mustPlugin(t, root, runtime.Func("failing", func(*runtime.Context) error {
+		_, err := root.Effect(func() (func() error, error) {
+			return func() error { return errors.New("teardown broke") }, nil
+		})
+		return err
+	}), nil)
+
+	if err := root.Reset(); err == nil || err.Error() != "teardown broke" {
+		t.Fatalf("Reset: %v", err)
+	}
+	equal(t, "teardowns", order.list(), []string{"dep", "root effect"})
+	for _, f := range []*runtime.Fiber{prov, dep, waiting, failing} {
+		if f.State() != runtime.Disposed {
+			t.Errorf("%s after Reset: %v", f.Name(), f.State())
+		}
+	}
+	if n := root.ListenerCount(ev.Name()); n != 0 {
+		t.Errorf("%d listeners left", n)
+	}
+	if _, ok := count.Lookup(root); ok {
+		t.Error("the root's service survived Reset")
+	}
+	var warned []string
+	for _, r := range sink.records() {
+		if r.Msg == "plugin still pending" {
+			warned = append(warned, r.Attrs["plugin"]+" "+r.Attrs["missing"])
+		}
+	}
+	equal(t, "pending warnings", warned, []string{"reader [tool]"})
+
+	// Usable again: the same service and plugins, no conflict.
+	if err := count.Provide(root, 2); err != nil {
+		t.Fatal(err)
+	}
+	mustPlugin(t, root, provider("local", "again"), nil)
+	again := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { return nil }, runtime.Inject(FS, count)), nil)
+	if again.State() != runtime.Active {
+		t.Fatalf("after Reset: %v", again.State())
+	}
+
+	// Close is final.
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.Reset(); !errors.Is(err, runtime.ErrInactive) {
+		t.Fatalf("Reset after Close: %v", err)
+	}
+	if _, err := root.Plugin(provider("late", "late"), nil); !errors.Is(err, runtime.ErrInactive) {
+		t.Fatalf("Plugin after Close: %v", err)
+	}
+	if err := again.Context().Reset(); err == nil {
+		t.Fatal("Reset on a plugin context succeeded")
+	}
+}

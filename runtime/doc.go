@@ -53,7 +53,9 @@
 //	}
 //
 // [Fiber.Wait] only waits for a transition in flight. Close logs, as a
-// warning, every plugin still PENDING and what it waits for.
+// warning, every plugin still PENDING and what it waits for. [Context.Reset]
+// disposes everything on the root as Close does but keeps the root usable,
+// for hosts that reload their plugins.
 //
 // Each application is a [Fiber]. Its states are PENDING (waiting for injected
 // services, or holding an invalid config), LOADING, ACTIVE, UNLOADING,

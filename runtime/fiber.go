@@ -82,7 +82,7 @@ type Fiber struct {
 	restart    bool          // Restart or Update asked for teardown + apply
 	retry      bool          // Restart or Update cleared a failure
 	activated  bool          // became ACTIVE in this busy run: notify dependents
-	tearing    bool          // teardown running: registrations are refused
+	tearing    int           // teardowns running: registrations are refused
 	config     any
 	err        error // apply error (FAILED) or config error (PENDING)
 	disposeErr error
@@ -125,7 +125,7 @@ func (f *Fiber) accepting() bool {
 // registrations are torn down right after it returns).
 func (f *Fiber) acceptingLocked() bool {
 	s := State(f.state.Load())
-	return !f.tearing && s != Disposed && s != Failed && s != Unloading && (!f.disposing || f.applying)
+	return f.tearing == 0 && s != Disposed && s != Failed && s != Unloading && (!f.disposing || f.applying)
 }
 
 // track registers teardown as an effect of f. install, if not nil, runs under
@@ -182,7 +182,7 @@ func (f *Fiber) teardownAll() error {
 	f.mu.Lock()
 	effects := f.effects
 	f.effects = nil
-	f.tearing = true
+	f.tearing++
 	f.mu.Unlock()
 	var errs []error
 	for i := len(effects) - 1; i >= 0; i-- {
@@ -191,7 +191,7 @@ func (f *Fiber) teardownAll() error {
 		}
 	}
 	f.mu.Lock()
-	f.tearing = false
+	f.tearing--
 	f.onUpdate = nil
 	if f.effects == nil {
 		clear(effects)
