@@ -65,7 +65,7 @@ type NotActiveError struct {
 	Plugin  string
 	State   State
 	Missing []string
-	Err     error // the context's error; nil for a disposed fiber
+	Err     error // the context's cause (its error unless cancelled with one); nil for a disposed fiber
 }
 
 func (e *NotActiveError) Error() string {

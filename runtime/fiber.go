@@ -280,7 +280,7 @@ func (f *Fiber) WaitActive(ctx context.Context) error {
 			f.mu.Lock()
 		case <-ctx.Done():
 			f.mu.Lock()
-			return f.notActiveLocked(ctx.Err())
+			return f.notActiveLocked(context.Cause(ctx))
 		}
 	}
 }
