@@ -295,8 +295,8 @@ func TestPanickingFilterIsIsolated(t *testing.T) {
 		}
 	}
 	var failed int
-	for _, r := range sink.records() {
-		if r.Msg == "listener failed" && r.Attrs["error"] == "panic: filter broke" {
+	for _, r := range sink.Records() {
+		if r.Message == "listener failed" && r.Attrs["error"] == "panic: filter broke" {
 			failed++
 		}
 	}
@@ -354,8 +354,8 @@ func TestResetLeavesRootUsable(t *testing.T) {
 		t.Error("the root's service survived Reset")
 	}
 	var warned []string
-	for _, r := range sink.records() {
-		if r.Msg == "plugin still pending" {
+	for _, r := range sink.Records() {
+		if r.Message == "plugin still pending" {
 			warned = append(warned, r.Attrs["plugin"]+" "+r.Attrs["missing"])
 		}
 	}

@@ -111,8 +111,7 @@ func errString(err error) string {
 }
 
 func TestCloseWarnsAboutPendingPlugins(t *testing.T) {
-	sink := newLogSink()
-	root := runtime.New(runtime.WithLogger(slog.New(sink)))
+	root, sink := newRoot(t)
 	mustPlugin(t, root, provider("local", "local"), nil)
 	mustPlugin(t, root, needs("tool"), nil)
 	mustPlugin(t, root, runtime.Func("parent", func(ctx *runtime.Context) error {
@@ -125,9 +124,9 @@ func TestCloseWarnsAboutPendingPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, r := range sink.records() {
+	for _, r := range sink.Records() {
 		if r.Level == slog.LevelWarn {
-			got = append(got, r.Attrs["plugin"]+": "+r.Msg+" missing="+r.Attrs["missing"]+" error="+r.Attrs["error"])
+			got = append(got, r.Attrs["plugin"]+": "+r.Message+" missing="+r.Attrs["missing"]+" error="+r.Attrs["error"])
 		}
 	}
 	equal(t, "warnings", got, []string{
