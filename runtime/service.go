@@ -105,10 +105,11 @@ func (s Service[T]) Name() string { return s.name }
 // ServiceName returns the service name, making s a [ServiceRef].
 func (s Service[T]) ServiceName() string { return s.name }
 
-// Provide registers value as the service, owned by ctx's fiber: it goes away
-// when that fiber is torn down. Dependents load once the providing fiber is
-// ACTIVE (at once when provided by the host on the root). A name has one
-// provider at a time: a second Provide fails with ErrServiceConflict.
+// Provide registers value as the service in ctx's domain, owned by ctx's
+// fiber: it goes away when that fiber is torn down. Dependents load once the
+// providing fiber is ACTIVE (at once when provided by the host on the root).
+// A name has one provider at a time in a domain: a second Provide fails
+// with ErrServiceConflict.
 func (s Service[T]) Provide(ctx *Context, value T) error {
 	return ctx.rt.provide(ctx.fiber, ctx.keyOf(s.name), value)
 }
@@ -144,9 +145,9 @@ func (s Service[T]) Get(ctx *Context) (T, error) {
 	return t, nil
 }
 
-// Lookup is the optional lookup: no inject needed, reports absence. It sees
-// a service whose provider is ACTIVE, or that ctx's own fiber or an ancestor
-// provides.
+// Lookup is the optional lookup: no inject needed, reports absence. It sees,
+// in ctx's domain, a service whose provider is ACTIVE, or that ctx's own
+// fiber or an ancestor provides.
 func (s Service[T]) Lookup(ctx *Context) (T, bool) {
 	var zero T
 	f := ctx.fiber
