@@ -32,6 +32,9 @@ type Context struct {
 	parent *Context // the context this one extends or was plugged into
 	key    any
 	value  any
+	// isolating is the nearest context at or above this one made by
+	// Isolate, so that resolving a service skips the plain ones.
+	isolating *Context
 }
 
 // Option configures New.
@@ -83,7 +86,7 @@ func (c *Context) Extend(key, value any) *Context {
 	if key == nil || !reflect.TypeOf(key).Comparable() {
 		panic("runtime: Extend key must be non-nil and comparable")
 	}
-	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value}
+	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value, isolating: c.isolating}
 }
 
 // Value returns the value Extend attached for key, or nil. Values are

@@ -26,17 +26,30 @@ type isolationKey struct{ name string }
 // with its own "fs", live under one root this way. Other services are
 // unaffected, and an Isolate further down makes a new domain again.
 func (c *Context) Isolate(name string) *Context {
-	return c.Extend(isolationKey{name}, &isolation{name})
+	x := c.Extend(isolationKey{name}, &isolation{name})
+	x.isolating = x
+	return x
 }
 
 // keyOf resolves name in c's domain: the nearest Isolate(name) on the way up.
 func (c *Context) keyOf(name string) serviceKey {
-	for x := c; x != nil; x = x.parent {
-		if k, ok := x.key.(isolationKey); ok && k.name == name {
+	for x := c.isolating; x != nil; x = x.parent.isolating {
+		if x.key.(isolationKey).name == name {
 			return serviceKey{name, x.value.(*isolation)}
 		}
 	}
 	return serviceKey{name: name}
+}
+
+// indexOf is slices.Index for keys, comparing the domain pointers before the
+// names: Get runs it on every call.
+func indexOf(keys []serviceKey, key serviceKey) int {
+	for i, k := range keys {
+		if k.domain == key.domain && k.name == key.name {
+			return i
+		}
+	}
+	return -1
 }
 
 func (c *Context) keysOf(names []string) []serviceKey {
@@ -222,15 +235,12 @@ func (r *rt) get(ctx *Context, name string) (any, error) {
 	}
 	key := ctx.keyOf(name)
 	for a := f; a != nil; a = a.parent {
-		if !slices.Contains(a.inject, key) {
+		i := indexOf(a.inject, key)
+		if i < 0 {
 			continue
 		}
 		if deps := a.deps.Load(); deps != nil {
-			for _, rec := range *deps {
-				if rec.key == key {
-					return rec.load(), nil
-				}
-			}
+			return (*deps)[i].load(), nil // resolve keeps the order of the injects
 		}
 		return nil, serviceErr(ErrServiceUnavailable, "cannot get required service %q in inactive context", name)
 	}
