@@ -255,3 +255,54 @@ func TestItem32_ConcurrentTransitionsOnOneFiber(t *testing.T) {
 		t.Fatalf("live %d, listeners %d, state %v", live.Load(), root.ListenerCount("item32c"), f.State())
 	}
 }
+
+// Workspaces isolated under one root load, flap and wait concurrently: each
+// consumer only ever sees its own workspace's provider, and WaitActive
+// returns once that provider is plugged from another goroutine.
+func TestIsolatedWorkspacesConcurrently(t *testing.T) {
+	root, _ := newRoot(t)
+	const workspaces, rounds = 6, 30
+	var wg sync.WaitGroup
+	for w := range workspaces {
+		wg.Go(func() {
+			ws := root.Isolate(FS.Name())
+			label := fmt.Sprint("ws", w)
+			var wrong atomic.Int32
+			consumer, err := ws.Plugin(runtime.Func("consumer", func(ctx *runtime.Context) error {
+				if d, err := FS.Get(ctx); err != nil || d.label != label {
+					wrong.Add(1)
+				}
+				return nil
+			}, runtime.Inject(FS)), nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range rounds {
+				active := make(chan error, 1)
+				go func() { active <- consumer.WaitActive(t.Context()) }()
+				prov, err := ws.Plugin(provider("local", label), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := <-active; err != nil {
+					t.Errorf("%s: %v", label, err)
+					return
+				}
+				if err := prov.Dispose(); err != nil {
+					t.Error(err)
+					return
+				}
+				if s := consumer.State(); s != runtime.Pending {
+					t.Errorf("%s without its provider: %v", label, s)
+					return
+				}
+			}
+			if n := wrong.Load(); n != 0 {
+				t.Errorf("%s saw another workspace's fs %d times", label, n)
+			}
+		})
+	}
+	wg.Wait()
+}
