@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"reflect"
+	"slices"
 )
 
 // Plugin is the contract every plugin satisfies.
@@ -34,9 +35,15 @@ func Inject(services ...ServiceRef) PluginOption {
 	return func(m *pluginMeta) { m.inject = appendNames(m.inject, services) }
 }
 
+// appendNames adds the services' names; a nil ServiceRef adds "", which
+// specOf refuses when the plugin is applied.
 func appendNames(names []string, services []ServiceRef) []string {
 	for _, s := range services {
-		names = append(names, s.ServiceName())
+		name := ""
+		if s != nil {
+			name = s.ServiceName()
+		}
+		names = append(names, name)
 	}
 	return names
 }
@@ -146,7 +153,7 @@ func specOf(p Plugin) (s *spec, err error) {
 		if b.s.apply == nil {
 			return nil, fmt.Errorf("%w: plugin %q has no apply function", ErrInvalidPlugin, b.s.name)
 		}
-		return b.s, nil
+		return b.s, b.s.checkInject()
 	}
 	s = &spec{name: p.Name(), apply: p.Apply}
 	if i, ok := p.(Injector); ok {
@@ -157,5 +164,17 @@ func specOf(p Plugin) (s *spec, err error) {
 			s.config = configTypeOf(reflect.TypeOf(proto))
 		}
 	}
+	if err := s.checkInject(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkInject refuses an inject without a name: a nil ServiceRef, Named(""),
+// or a zero Service handle.
+func (s *spec) checkInject() error {
+	if slices.Contains(s.inject, "") {
+		return fmt.Errorf("%w: plugin %q injects a service without a name", ErrInvalidPlugin, s.name)
+	}
+	return nil
 }

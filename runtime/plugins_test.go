@@ -104,6 +104,13 @@ func TestItem02_InvalidPluginRefused(t *testing.T) {
 		{"Func without apply", runtime.Func("f", nil), `runtime: invalid plugin: plugin "f" has no apply function`},
 		{"Configured without apply", runtime.Configured[greetConfig]("c", nil), `runtime: invalid plugin: plugin "c" has no apply function`},
 		{"Constructor without constructor", runtime.Constructor[greetConfig, *greeter]("k", nil), `runtime: invalid plugin: plugin "k" has no apply function`},
+		{"nil inject", runtime.Func("n", func(*runtime.Context) error { return nil }, runtime.Inject(nil)),
+			`runtime: invalid plugin: plugin "n" injects a service without a name`},
+		{"empty name", runtime.Func("e", func(*runtime.Context) error { return nil }, runtime.Inject(FS, runtime.Named(""))),
+			`runtime: invalid plugin: plugin "e" injects a service without a name`},
+		{"zero handle", runtime.Func("z", func(*runtime.Context) error { return nil }, runtime.Inject(runtime.Service[int]{})),
+			`runtime: invalid plugin: plugin "z" injects a service without a name`},
+		{"Injector with an empty name", byName{needs: []string{""}}, `runtime: invalid plugin: plugin "by-name" injects a service without a name`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
