@@ -93,8 +93,8 @@
 //
 // Everything is safe for concurrent use. A fiber's transitions are
 // serialized: one goroutine runs them while the others record what they want.
-// Do not call Dispose, Update, Restart or Wait on a fiber from inside its own
-// apply: that would wait for itself.
+// Do not call Dispose, Update, Restart, Wait or WaitActive on a fiber from
+// inside its own apply: that would wait for itself.
 //
 // A [Context] is not a [context.Context]: cancellation still travels in a
 // context.Context argument.
