@@ -306,3 +306,51 @@ func TestIsolatedWorkspacesConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Plugins applied while the root is Reset and then Closed from other
+// goroutines are either refused or torn down: nothing outlives Close.
+func TestResetAndCloseRacePlugging(t *testing.T) {
+	ev := runtime.NewEvent[int]("reset-race")
+	p := runtime.Func("listener", func(ctx *runtime.Context) error {
+		_, err := ev.On(ctx, func(int) error { return nil })
+		return err
+	})
+	for range 40 {
+		root := runtime.New(runtime.WithLogger(discardLogger()))
+		var plugged []*runtime.Fiber
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				f, err := root.Plugin(p, nil)
+				if errors.Is(err, runtime.ErrInactive) {
+					if root.Fiber().State() == runtime.Disposed {
+						return
+					}
+					continue // refused during Reset
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				plugged = append(plugged, f)
+			}
+		}()
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = root.Reset() })
+		wg.Go(func() { _ = root.Reset() })
+		wg.Wait()
+		if err := root.Close(); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		if n := root.ListenerCount(ev.Name()); n != 0 {
+			t.Fatalf("%d listeners outlived Close", n)
+		}
+		for _, f := range plugged {
+			if s := f.State(); s != runtime.Disposed {
+				t.Fatalf("a plugin is %v after Close", s)
+			}
+		}
+	}
+}
