@@ -47,20 +47,17 @@ func Plug(t testing.TB, ctx *runtime.Context, p runtime.Plugin, config any) *run
 	f, err := ctx.Plugin(p, config)
 	if err != nil {
 		t.Fatalf("plugging: %v", err) // the error names the plugin
-		return nil
 	}
 	// Wait lets a transition running on another goroutine finish; the
 	// expired context then makes WaitActive report instead of waiting for a
 	// provider that nobody is going to plug.
 	if err := f.Wait(); err != nil {
 		t.Fatalf("plugging %s: %v", f.Name(), err)
-		return nil
 	}
 	expired, cancel := context.WithCancelCause(context.Background())
 	cancel(errNotActive)
 	if err := f.WaitActive(expired); err != nil {
 		t.Fatalf("plugging %s: %v", f.Name(), err)
-		return nil
 	}
 	return f
 }
