@@ -34,7 +34,7 @@ func TestServiceLostDuringApply(t *testing.T) {
 	if err := dep.Wait(); err != nil || dep.State() != runtime.Pending {
 		t.Fatalf("dep: %v, %v", dep.State(), err)
 	}
-	if _ = ev.Emit(root, 1); hits != 0 {
+	if err := ev.Emit(root, 1); err != nil || hits != 0 {
 		t.Fatalf("the unloaded application's listener ran %d times", hits)
 	}
 	log.reset()
