@@ -146,7 +146,7 @@ func newDeployment(dir workspace, root *runtime.Context, _ toolsFiber) (*Deploym
 		}
 		d.Prompt, err = registry.Prompts.Get(ctx)
 		return err
-	}, runtime.Inject(registry.Tools.Name(), registry.Prompts.Name()))
+	}, runtime.Inject(registry.Tools, registry.Prompts))
 	if _, err := plug(root, host, nil); err != nil {
 		return nil, err
 	}

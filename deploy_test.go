@@ -12,9 +12,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // session is the smallest registry.Session: the policy tells sessions apart
@@ -104,18 +106,12 @@ func TestBuildCleanupDisposesEverything(t *testing.T) {
 	}
 	// A host plugin that depends on every service of the stack.
 	tornDown := false
-	probe, err := d.Root.Plugin(runtime.Func("probe", func(ctx *runtime.Context) error {
+	probe := runtimetest.Plug(t, d.Root, runtime.Func("probe", func(ctx *runtime.Context) error {
 		_, err := ctx.Effect(func() (func() error, error) {
 			return func() error { tornDown = true; return nil }, nil
 		})
 		return err
-	}, runtime.Inject("fs", "tools", "prompt")), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := probe.Wait(); err != nil || probe.State() != runtime.Active {
-		t.Fatalf("probe: %v, %v", probe.State(), err)
-	}
+	}, runtime.Inject(fs.Service, registry.Tools, registry.Prompts)), nil)
 
 	cleanup()
 

@@ -21,6 +21,7 @@ import (
 	"github.com/gordis-run/gordis/agent/scripted"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // fixture is a real runtime and registry with small in-memory tools, and the
@@ -46,13 +47,7 @@ func newFixture(t testing.TB, script []scripted.Step, cfg deepseek.Config) (*fix
 	rt := runtime.New()
 	t.Cleanup(func() { rt.Close() })
 	f := &fixture{rt: rt, notes: "# Notes\nstatus: draft\n", server: scripted.New(script), blockStarted: make(chan struct{}), listed: make(chan struct{})}
-	fiber, err := rt.Plugin(registry.Plugin, registry.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fiber.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	runtimetest.Plug(t, rt, registry.Plugin, registry.Config{})
 	var ok1, ok2 bool
 	f.tools, ok1 = registry.Tools.Lookup(rt)
 	f.prompt, ok2 = registry.Prompts.Lookup(rt)

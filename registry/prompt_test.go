@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // R-005: sections sort by order, then name; disposal removes a plugin's
@@ -69,13 +70,7 @@ func TestPrompt(t *testing.T) {
 // The plugin provides both services and validates its config.
 func TestPlugin(t *testing.T) {
 	root := newRoot(t)
-	f, err := root.Plugin(Plugin, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	f := runtimetest.Plug(t, root, Plugin, nil)
 	reg, ok := Tools.Lookup(root)
 	if !ok || reg == nil {
 		t.Fatal("no tools service")
@@ -94,13 +89,7 @@ func TestPlugin(t *testing.T) {
 		t.Fatal("tools service survives disposal")
 	}
 
-	f, err = root.Plugin(Plugin, json.RawMessage(`{"maxParallel":3}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	f = runtimetest.Plug(t, root, Plugin, json.RawMessage(`{"maxParallel":3}`))
 	if reg, _ := Tools.Lookup(root); reg.maxParallel != 3 {
 		t.Fatalf("maxParallel %d", reg.maxParallel)
 	}

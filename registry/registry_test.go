@@ -12,6 +12,7 @@ import (
 
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // newRoot is a runtime root closed with the test.
@@ -33,14 +34,7 @@ func newRegistry(t testing.TB, cfg Config) (*runtime.Context, *Registry) {
 // plugin applies fn as a plugin under ctx and returns its fiber.
 func plugin(t testing.TB, ctx *runtime.Context, name string, fn func(ctx *runtime.Context) error) *runtime.Fiber {
 	t.Helper()
-	f, err := ctx.Plugin(runtime.Func(name, fn), nil)
-	if err != nil {
-		t.Fatalf("Plugin(%s): %v", name, err)
-	}
-	if err := f.Wait(); err != nil {
-		t.Fatalf("Plugin(%s): %v", name, err)
-	}
-	return f
+	return runtimetest.Plug(t, ctx, runtime.Func(name, fn), nil)
 }
 
 func mustRegister(t testing.TB, ctx *runtime.Context, r *Registry, tools ...Tool) {

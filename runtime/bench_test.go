@@ -72,7 +72,7 @@ func BenchmarkServiceLookup(b *testing.B) {
 		b.Fatal(err)
 	}
 	var ctx *Context
-	if _, err := root.Plugin(Func("user", func(c *Context) error { ctx = c; return nil }, Inject("bench-svc")), nil); err != nil {
+	if _, err := root.Plugin(Func("user", func(c *Context) error { ctx = c; return nil }, Inject(svc)), nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

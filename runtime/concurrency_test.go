@@ -43,7 +43,7 @@ func TestItem32_StressLoadUnloadEmit(t *testing.T) {
 		}
 		_, err := ev.On(ctx, func(int) error { return nil })
 		return err
-	}, runtime.Inject("item32"))
+	}, runtime.Inject(svc))
 	provider := runtime.Func("provider", func(ctx *runtime.Context) error {
 		err := svc.Provide(ctx, 1)
 		if errors.Is(err, runtime.ErrServiceConflict) {
@@ -114,7 +114,7 @@ func TestItem32_ConcurrentProvidersAndDependents(t *testing.T) {
 			}, nil
 		})
 		return err
-	}, runtime.Inject("item32b"))
+	}, runtime.Inject(svc))
 	var deps []*runtime.Fiber
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -216,7 +216,7 @@ func TestItem32_ConcurrentTransitionsOnOneFiber(t *testing.T) {
 			return func() error { live.Add(-1); return nil }, nil
 		})
 		return err
-	}, runtime.Inject("item32c")), nil)
+	}, runtime.Inject(svc)), nil)
 	var wg sync.WaitGroup
 	within(t, 10*time.Second, func() {
 		for g := range 6 {
@@ -253,5 +253,104 @@ func TestItem32_ConcurrentTransitionsOnOneFiber(t *testing.T) {
 	}
 	if live.Load() != 0 || root.ListenerCount("item32c") != 0 || f.State() != runtime.Disposed {
 		t.Fatalf("live %d, listeners %d, state %v", live.Load(), root.ListenerCount("item32c"), f.State())
+	}
+}
+
+// Workspaces isolated under one root load, flap and wait concurrently: each
+// consumer only ever sees its own workspace's provider, and WaitActive
+// returns once that provider is plugged from another goroutine.
+func TestIsolatedWorkspacesConcurrently(t *testing.T) {
+	root, _ := newRoot(t)
+	const workspaces, rounds = 6, 30
+	var wg sync.WaitGroup
+	for w := range workspaces {
+		wg.Go(func() {
+			ws := root.Isolate(FS.Name())
+			label := fmt.Sprint("ws", w)
+			var wrong atomic.Int32
+			consumer, err := ws.Plugin(runtime.Func("consumer", func(ctx *runtime.Context) error {
+				if d, err := FS.Get(ctx); err != nil || d.label != label {
+					wrong.Add(1)
+				}
+				return nil
+			}, runtime.Inject(FS)), nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range rounds {
+				active := make(chan error, 1)
+				go func() { active <- consumer.WaitActive(t.Context()) }()
+				prov, err := ws.Plugin(provider("local", label), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := <-active; err != nil {
+					t.Errorf("%s: %v", label, err)
+					return
+				}
+				if err := prov.Dispose(); err != nil {
+					t.Error(err)
+					return
+				}
+				if s := consumer.State(); s != runtime.Pending {
+					t.Errorf("%s without its provider: %v", label, s)
+					return
+				}
+			}
+			if n := wrong.Load(); n != 0 {
+				t.Errorf("%s saw another workspace's fs %d times", label, n)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Plugins applied while the root is Reset and then Closed from other
+// goroutines are either refused or torn down: nothing outlives Close.
+func TestResetAndCloseRacePlugging(t *testing.T) {
+	ev := runtime.NewEvent[int]("reset-race")
+	p := runtime.Func("listener", func(ctx *runtime.Context) error {
+		_, err := ev.On(ctx, func(int) error { return nil })
+		return err
+	})
+	for range 40 {
+		root := runtime.New(runtime.WithLogger(discardLogger()))
+		var plugged []*runtime.Fiber
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				f, err := root.Plugin(p, nil)
+				if errors.Is(err, runtime.ErrInactive) {
+					if root.Fiber().State() == runtime.Disposed {
+						return
+					}
+					continue // refused during Reset
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				plugged = append(plugged, f)
+			}
+		}()
+		var wg sync.WaitGroup
+		wg.Go(func() { _ = root.Reset() })
+		wg.Go(func() { _ = root.Reset() })
+		wg.Wait()
+		if err := root.Close(); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		if n := root.ListenerCount(ev.Name()); n != 0 {
+			t.Fatalf("%d listeners outlived Close", n)
+		}
+		for _, f := range plugged {
+			if s := f.State(); s != runtime.Disposed {
+				t.Fatalf("a plugin is %v after Close", s)
+			}
+		}
 	}
 }

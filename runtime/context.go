@@ -18,8 +18,8 @@ type rt struct {
 	slots atomic.Pointer[[]*slot]
 
 	svcMu      sync.RWMutex
-	services   map[string]*record
-	dependents map[string][]*Fiber // fibers by injected name
+	services   map[serviceKey]*record
+	dependents map[serviceKey][]*Fiber // fibers by injected service
 
 	obs observation
 }
@@ -32,6 +32,9 @@ type Context struct {
 	parent *Context // the context this one extends or was plugged into
 	key    any
 	value  any
+	// isolating is the nearest context at or above this one made by
+	// Isolate, so that resolving a service skips the plain ones.
+	isolating *Context
 }
 
 // Option configures New.
@@ -56,8 +59,8 @@ func New(opts ...Option) *Context {
 	}
 	r := &rt{
 		logger:     o.logger,
-		services:   make(map[string]*record),
-		dependents: make(map[string][]*Fiber),
+		services:   make(map[serviceKey]*record),
+		dependents: make(map[serviceKey][]*Fiber),
 	}
 	r.initObservation()
 	root := &Fiber{rt: r, name: "root"}
@@ -83,7 +86,7 @@ func (c *Context) Extend(key, value any) *Context {
 	if key == nil || !reflect.TypeOf(key).Comparable() {
 		panic("runtime: Extend key must be non-nil and comparable")
 	}
-	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value}
+	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value, isolating: c.isolating}
 }
 
 // Value returns the value Extend attached for key, or nil. Values are
@@ -169,9 +172,56 @@ func (c *Context) Close() error {
 	if c.fiber != c.rt.root.fiber {
 		return errors.New("runtime: Close called on a plugin context; dispose its fiber instead")
 	}
+	c.rt.warnPending()
 	err := c.fiber.Dispose()
 	c.Flush()
 	return err
+}
+
+// Reset disposes everything registered on the root, as Close does (plugins,
+// listeners, services and effects, newest first, warning about plugins still
+// pending, then flushing observers), but leaves the root usable: plugins,
+// listeners and services can be registered again, and Close is still final.
+// It returns the collected teardown errors; registrations made while it runs
+// fail with ErrInactive. After Close it returns ErrInactive. Only meaningful
+// on the root context.
+func (c *Context) Reset() error {
+	f := c.fiber
+	if f != c.rt.root.fiber {
+		return errors.New("runtime: Reset called on a plugin context; restart its fiber instead")
+	}
+	f.mu.Lock()
+	closed := f.disposing
+	f.mu.Unlock()
+	if closed {
+		return ErrInactive
+	}
+	c.rt.warnPending()
+	err := f.teardownAll()
+	c.Flush()
+	return err
+}
+
+// warnPending logs every plugin that is PENDING when the root disposes it,
+// with the services it waits for or its invalid config: a plugin that never
+// got what it needs is reported rather than disposed in silence.
+func (r *rt) warnPending() {
+	for _, f := range r.root.fiber.descendants(nil) {
+		f.mu.Lock()
+		pending, err := f.State() == Pending, f.err
+		var missing []string
+		if pending && err == nil {
+			missing = r.missing(f.inject)
+		}
+		f.mu.Unlock()
+		switch {
+		case !pending:
+		case err != nil:
+			f.logger().Warn("plugin still pending", "error", err)
+		default:
+			f.logger().Warn("plugin still pending", "missing", missing)
+		}
+	}
 }
 
 // report emits an ErrorReport, except for failures of ErrorEvent's own

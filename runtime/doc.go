@@ -25,7 +25,7 @@
 //
 //	var Greeter = runtime.Configured("greeter",
 //		func(ctx *runtime.Context, c Config) error { ... },
-//		runtime.Inject("fs")) // waits until some plugin provides "fs"
+//		runtime.Inject(fs.Service)) // waits until some plugin provides fs.Service
 //
 // [Constructor] builds a value from the context and the config; if the value
 // has Close() error, that is its teardown. Any type with Name and Apply
@@ -47,15 +47,23 @@
 //	if err != nil {
 //		// refused: nil or invalid plugin, closed root
 //	}
-//	if err := fiber.Wait(); err != nil {
-//		// the config was invalid, or apply failed
+//	if err := fiber.WaitActive(ctx); err != nil {
+//		// the config was invalid, apply failed, or ctx ended while the
+//		// fiber waited for services (a *NotActiveError names them)
 //	}
+//
+// [Fiber.Wait] only waits for a transition in flight. Close logs, as a
+// warning, every plugin still PENDING and what it waits for. [Context.Reset]
+// disposes everything on the root as Close does but keeps the root usable,
+// for hosts that reload their plugins.
 //
 // Each application is a [Fiber]. Its states are PENDING (waiting for injected
 // services, or holding an invalid config), LOADING, ACTIVE, UNLOADING,
 // DISPOSED, and FAILED (apply returned an error or panicked; sticky until
 // [Fiber.Update] or [Fiber.Restart]). Every change is emitted on
-// [StatusEvent]; failures go to [ErrorEvent] and to the log.
+// [StatusEvent]; failures go to [ErrorEvent] and to the log. An application
+// that loses an injected service, or is disposed or restarted, while its
+// apply runs is never reported ACTIVE: it goes from LOADING to UNLOADING.
 //
 // # Services
 //
@@ -64,13 +72,18 @@
 // It is torn down before its provider goes away, and applies again when a
 // provider returns. [Service.Get] needs the inject, except for a service that
 // the plugin itself, one of its ancestors, or the root provides.
-// [Service.Lookup] is the optional lookup.
+// [Service.Lookup] is the optional lookup. [Context.Isolate] gives a service
+// name a domain of its own below a context, so that two providers of it (two
+// workspaces, two model backends) live under one root, each serving the
+// plugins plugged below its own context.
 //
 // # Events
 //
 // Events are typed values declared once by the package that owns them:
-// [Event] (Emit, EmitTo with a [Filter], Parallel), [Hook] (Bail, Serial) and
-// [Waterfall] (a middleware chain with next). Listeners run synchronously,
+// [Event] (Emit, Parallel), [Hook] (Bail, Serial) and [Waterfall] (a
+// middleware chain with next). Each mode has a form that takes a [Filter]
+// (EmitTo, ParallelTo, BailTo, SerialTo, RunTo), reaching only the listeners
+// whose context it accepts, plus global ones. Listeners run synchronously,
 // with no lock held, on a snapshot of the listener list, and may emit,
 // register and dispose freely. Their errors and panics never escape to the
 // emitter. Emit-mode events are also delivered, in order, to asynchronous
@@ -80,8 +93,8 @@
 //
 // Everything is safe for concurrent use. A fiber's transitions are
 // serialized: one goroutine runs them while the others record what they want.
-// Do not call Dispose, Update, Restart or Wait on a fiber from inside its own
-// apply: that would wait for itself.
+// Do not call Dispose, Update, Restart, Wait or WaitActive on a fiber from
+// inside its own apply: that would wait for itself.
 //
 // A [Context] is not a [context.Context]: cancellation still travels in a
 // context.Context argument.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 var (
@@ -54,6 +56,51 @@ func (e *ConfigError) Error() string {
 }
 
 func (e *ConfigError) Unwrap() error { return e.Err }
+
+// NotActiveError is [Fiber.WaitActive]'s report of a fiber that did not
+// become ACTIVE: it was disposed, or the wait's context ended first. For a
+// PENDING fiber, Missing names the injected services that have no ACTIVE
+// provider in its domain, in the order the plugin injects them.
+type NotActiveError struct {
+	Plugin  string
+	State   State
+	Missing []string
+	Err     error // the context's cause (its error unless cancelled with one); nil for a disposed fiber
+}
+
+func (e *NotActiveError) Error() string {
+	var b strings.Builder
+	b.WriteString("runtime: plugin ")
+	b.WriteString(strconv.Quote(e.Plugin))
+	if e.State == Disposed {
+		b.WriteString(" was disposed")
+	} else {
+		b.WriteString(" is still ")
+		b.WriteString(e.State.String())
+	}
+	if len(e.Missing) > 0 {
+		b.WriteString(", waiting for service")
+		if len(e.Missing) > 1 {
+			b.WriteString("s")
+		}
+		for i, name := range e.Missing {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" ")
+			b.WriteString(strconv.Quote(name))
+		}
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the context's error, so errors.Is(err,
+// context.DeadlineExceeded) holds for a wait that timed out.
+func (e *NotActiveError) Unwrap() error { return e.Err }
 
 // PanicError is a panic recovered from plugin, listener or observer code.
 type PanicError struct {

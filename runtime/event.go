@@ -86,7 +86,7 @@ func (e Event[A]) run(r *rt, filter Filter, ls []*listener, i int, args A, errs 
 	}()
 	for next = i; next < len(ls); next++ {
 		l := ls[next]
-		if filter != nil && !l.global && !filter.Accept(l.ctx) {
+		if !l.reached(filter) {
 			continue
 		}
 		fn, ok := l.fn.(func(A) error)
@@ -104,13 +104,17 @@ func (e Event[A]) run(r *rt, filter Filter, ls []*listener, i int, args A, errs 
 	return next, errs
 }
 
-// call runs one listener with its own recover (Parallel).
-func (e Event[A]) call(l *listener, args A) (err error) {
+// call runs one listener, unless filter rejects it, with its own recover
+// (Parallel).
+func (e Event[A]) call(filter Filter, l *listener, args A) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = recovered(p)
 		}
 	}()
+	if !l.reached(filter) {
+		return nil
+	}
 	fn, ok := l.fn.(func(A) error)
 	if !ok {
 		return mismatch(e.name, l.fn)
@@ -119,14 +123,21 @@ func (e Event[A]) call(l *listener, args A) (err error) {
 }
 
 // Parallel runs every listener concurrently and joins their errors.
-func (e Event[A]) Parallel(ctx *Context, args A) error {
-	r := ctx.rt
+func (e Event[A]) Parallel(ctx *Context, args A) error { return e.parallel(ctx.rt, nil, args) }
+
+// ParallelTo is Parallel restricted to listeners the filter accepts, plus
+// global ones. The filter runs on each listener's goroutine.
+func (e Event[A]) ParallelTo(ctx *Context, filter Filter, args A) error {
+	return e.parallel(ctx.rt, filter, args)
+}
+
+func (e Event[A]) parallel(r *rt, filter Filter, args A) error {
 	ls := r.snapshot(e.id)
 	errs := make([]error, len(ls))
 	var wg sync.WaitGroup
 	for i, l := range ls {
 		wg.Go(func() {
-			if err := e.call(l, args); err != nil {
+			if err := e.call(filter, l, args); err != nil {
 				r.listenerFailed(l, e.name, err)
 				errs[i] = err
 			}

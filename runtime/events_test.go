@@ -168,7 +168,7 @@ func TestItem26_EmitIsolatesFailures(t *testing.T) {
 		t.Fatalf("reports %+v", reports)
 	}
 	var listenerLogs, errorEventLogs int
-	for _, r := range sink.records() {
+	for _, r := range sink.Records() {
 		switch {
 		case r.Attrs["event"] == "item26" && r.Attrs["plugin"] == "listeners":
 			listenerLogs++

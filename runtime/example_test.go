@@ -1,8 +1,11 @@
 package runtime_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -76,7 +79,7 @@ var Reporter = runtime.Func("reporter", func(ctx *runtime.Context) error {
 		}, nil
 	})
 	return err
-}, runtime.Inject("tally"))
+}, runtime.Inject(Tally))
 
 // ---- the host ----------------------------------------------------------------
 
@@ -112,4 +115,61 @@ func Example() {
 	// reporter down, last saw notes: 4
 	// counter closed with notes: 4
 	// reporter: PENDING
+}
+
+// Workspace is a service that two isolated contexts provide separately.
+var Workspace = runtime.NewService[string]("workspace")
+
+func ExampleContext_Isolate() {
+	root := runtime.New()
+	defer root.Close()
+
+	show := runtime.Func("show", func(ctx *runtime.Context) error {
+		dir, err := Workspace.Get(ctx)
+		fmt.Println("working in", dir)
+		return err
+	}, runtime.Inject(Workspace))
+
+	for _, dir := range []string{"/src/app", "/src/lib"} {
+		ws := root.Isolate(Workspace.Name())
+		if err := Workspace.Provide(ws, dir); err != nil {
+			panic(err)
+		}
+		if _, err := ws.Plugin(show, nil); err != nil {
+			panic(err)
+		}
+	}
+	_, ok := Workspace.Lookup(root)
+	fmt.Println("the root has one:", ok)
+
+	// Output:
+	// working in /src/app
+	// working in /src/lib
+	// the root has one: false
+}
+
+func ExampleFiber_WaitActive() {
+	root := runtime.New()
+	defer root.Close()
+
+	// Nothing provides "tool": a misspelt name, as a host reading plugin
+	// lists from a file might have.
+	reader := runtime.Func("reader", func(*runtime.Context) error { return nil },
+		runtime.Inject(runtime.Named("tool")))
+	fiber, err := root.Plugin(reader, nil)
+	if err != nil {
+		panic(err)
+	}
+	loaded, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	err = fiber.WaitActive(loaded)
+	var notActive *runtime.NotActiveError
+	if errors.As(err, &notActive) {
+		fmt.Println(notActive.Missing)
+	}
+	fmt.Println(err)
+
+	// Output:
+	// [tool]
+	// runtime: plugin "reader" is still PENDING, waiting for service "tool": context deadline exceeded
 }

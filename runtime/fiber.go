@@ -1,8 +1,10 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,7 +67,8 @@ type Fiber struct {
 	name   string
 	parent *Fiber
 	ctx    *Context
-	own    *effect // this fiber as an effect of its parent
+	own    *effect      // this fiber as an effect of its parent
+	inject []serviceKey // the spec's injects, in the domains of its context
 
 	state atomic.Int32 // written under mu
 	deps  atomic.Pointer[[]*record]
@@ -79,7 +82,7 @@ type Fiber struct {
 	restart    bool          // Restart or Update asked for teardown + apply
 	retry      bool          // Restart or Update cleared a failure
 	activated  bool          // became ACTIVE in this busy run: notify dependents
-	tearing    bool          // teardown running: registrations are refused
+	tearing    int           // teardowns running: registrations are refused
 	config     any
 	err        error // apply error (FAILED) or config error (PENDING)
 	disposeErr error
@@ -92,7 +95,7 @@ type Fiber struct {
 type effect struct {
 	f        *Fiber
 	teardown func() error
-	child    bool // a child fiber: its errors are already logged
+	child    *Fiber // set when the effect is a child fiber: its errors are already logged
 }
 
 func (e *effect) dispose() error {
@@ -104,7 +107,7 @@ func (e *effect) dispose() error {
 
 func (e *effect) run() error {
 	err := runTeardown(e.teardown)
-	if err != nil && !e.child {
+	if err != nil && e.child == nil {
 		e.f.logger().Error("teardown failed", "error", err)
 		e.f.rt.report(e.f, "", err)
 	}
@@ -122,7 +125,7 @@ func (f *Fiber) accepting() bool {
 // registrations are torn down right after it returns).
 func (f *Fiber) acceptingLocked() bool {
 	s := State(f.state.Load())
-	return !f.tearing && s != Disposed && s != Failed && s != Unloading && (!f.disposing || f.applying)
+	return f.tearing == 0 && s != Disposed && s != Failed && s != Unloading && (!f.disposing || f.applying)
 }
 
 // track registers teardown as an effect of f. install, if not nil, runs under
@@ -160,12 +163,26 @@ func (f *Fiber) untrack(e *effect) bool {
 	return false
 }
 
+// descendants appends f's child fibers, each followed by its own, in the
+// order they were plugged.
+func (f *Fiber) descendants(out []*Fiber) []*Fiber {
+	f.mu.Lock()
+	effects := slices.Clone(f.effects)
+	f.mu.Unlock()
+	for _, e := range effects {
+		if e.child != nil {
+			out = e.child.descendants(append(out, e.child))
+		}
+	}
+	return out
+}
+
 // teardownAll runs every effect newest first, best effort, and joins the errors.
 func (f *Fiber) teardownAll() error {
 	f.mu.Lock()
 	effects := f.effects
 	f.effects = nil
-	f.tearing = true
+	f.tearing++
 	f.mu.Unlock()
 	var errs []error
 	for i := len(effects) - 1; i >= 0; i-- {
@@ -174,7 +191,7 @@ func (f *Fiber) teardownAll() error {
 		}
 	}
 	f.mu.Lock()
-	f.tearing = false
+	f.tearing--
 	f.onUpdate = nil
 	if f.effects == nil {
 		clear(effects)
@@ -228,6 +245,52 @@ func (f *Fiber) Wait() error {
 	defer f.mu.Unlock()
 	f.waitIdleLocked()
 	return f.err
+}
+
+// WaitActive blocks until the fiber is ACTIVE and returns nil, or returns
+// why it is not: its config error (it stays PENDING until a valid Update),
+// its apply error (FAILED), or a *NotActiveError when it is disposed or ctx
+// ends first; for a PENDING fiber that error names the services nobody
+// provides. Hosts call it after Plugin with a deadline, so that a plugin
+// waiting for a service that never comes is reported instead of silent. Do
+// not call it from the fiber's own apply.
+func (f *Fiber) WaitActive(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for {
+		if !f.busy {
+			switch s := f.State(); {
+			case s == Active:
+				return nil
+			case f.err != nil:
+				return f.err
+			case s == Disposed:
+				return f.notActiveLocked(nil)
+			}
+		}
+		// Closed when the next transition ends: a provider appearing or
+		// leaving, an Update, a Dispose.
+		if f.idle == nil {
+			f.idle = make(chan struct{})
+		}
+		ch := f.idle
+		f.mu.Unlock()
+		select {
+		case <-ch:
+			f.mu.Lock()
+		case <-ctx.Done():
+			f.mu.Lock()
+			return f.notActiveLocked(context.Cause(ctx))
+		}
+	}
+}
+
+func (f *Fiber) notActiveLocked(cause error) *NotActiveError {
+	e := &NotActiveError{Plugin: f.name, State: f.State(), Err: cause}
+	if e.State == Pending {
+		e.Missing = f.rt.missing(f.inject)
+	}
+	return e
 }
 
 func (f *Fiber) waitIdleLocked() {
@@ -446,6 +509,10 @@ func (f *Fiber) plan() (step, []*record) {
 			return stepReset, nil
 		}
 		return stepNone, nil
+	case s == Loading:
+		// Only after an apply whose application does not stand (see load).
+		f.restart = false
+		return stepUnload, nil
 	case s == Active:
 		if f.restart {
 			f.restart = false
@@ -460,7 +527,7 @@ func (f *Fiber) plan() (step, []*record) {
 		if f.err != nil {
 			return stepNone, nil
 		}
-		if epoch, ok := f.rt.resolve(f.spec.inject); ok {
+		if epoch, ok := f.rt.resolve(f.inject); ok {
 			return stepLoad, epoch
 		}
 	}
@@ -489,12 +556,19 @@ func (f *Fiber) load(epoch []*record) {
 	err := f.callApply(cfg)
 	f.mu.Lock()
 	f.applying = false
-	f.mu.Unlock()
-	if err == nil {
-		f.mu.Lock()
+	// An application that lost a service, or was disposed or restarted while
+	// apply ran, is never reported ACTIVE: it stays LOADING and plan unloads
+	// it next (LOADING, UNLOADING).
+	stands := err == nil && !f.disposing && !f.restart && f.rt.current(f)
+	if stands {
 		f.activated = true
-		f.mu.Unlock()
+	}
+	f.mu.Unlock()
+	if stands {
 		f.setState(Active)
+		return
+	}
+	if err == nil {
 		return
 	}
 	_ = f.teardownAll()
@@ -560,12 +634,13 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	if f.name == "" {
 		f.name = parent.name
 	}
-	f.ctx = &Context{rt: r, fiber: f, parent: c}
+	f.ctx = &Context{rt: r, fiber: f, parent: c, isolating: c.isolating}
+	f.inject = c.keysOf(s.inject)
 	// Everything is set before the fiber becomes reachable through its
 	// parent, whose teardown may dispose it from another goroutine.
 	f.config, f.err = s.prepare(config)
 	r.depend(f)
-	f.own = &effect{f: parent, teardown: f.Dispose, child: true}
+	f.own = &effect{f: parent, teardown: f.Dispose, child: f}
 	if err := parent.add(f.own, nil); err != nil {
 		r.forget(f)
 		return nil, err

@@ -1,7 +1,6 @@
 package runtime_test
 
 import (
-	"context"
 	"log/slog"
 	"slices"
 	"sync"
@@ -9,55 +8,14 @@ import (
 	"time"
 
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
-// logRecord is one captured slog record, flattened.
-type logRecord struct {
-	Level slog.Level
-	Msg   string
-	Attrs map[string]string
-}
-
-// logSink is a slog.Handler that keeps records for assertions.
-type logSink struct {
-	mu    *sync.Mutex
-	recs  *[]logRecord
-	attrs []slog.Attr
-}
-
-func newLogSink() *logSink { return &logSink{mu: new(sync.Mutex), recs: new([]logRecord)} }
-
-func (h *logSink) Enabled(context.Context, slog.Level) bool { return true }
-func (h *logSink) WithGroup(string) slog.Handler            { return h }
-func (h *logSink) WithAttrs(as []slog.Attr) slog.Handler {
-	return &logSink{mu: h.mu, recs: h.recs, attrs: append(slices.Clone(h.attrs), as...)}
-}
-
-func (h *logSink) Handle(_ context.Context, r slog.Record) error {
-	rec := logRecord{Level: r.Level, Msg: r.Message, Attrs: map[string]string{}}
-	for _, a := range h.attrs {
-		rec.Attrs[a.Key] = a.Value.String()
-	}
-	r.Attrs(func(a slog.Attr) bool { rec.Attrs[a.Key] = a.Value.String(); return true })
-	h.mu.Lock()
-	*h.recs = append(*h.recs, rec)
-	h.mu.Unlock()
-	return nil
-}
-
-func (h *logSink) records() []logRecord {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(*h.recs)
-}
-
-// newRoot returns a root that logs into a sink and is closed at cleanup.
-func newRoot(t testing.TB) (*runtime.Context, *logSink) {
+// newRoot returns a root that logs into a recorder and is closed at cleanup.
+func newRoot(t testing.TB) (*runtime.Context, *runtimetest.Logs) {
 	t.Helper()
-	sink := newLogSink()
-	root := runtime.New(runtime.WithLogger(slog.New(sink)))
-	t.Cleanup(func() { _ = root.Close() })
-	return root, sink
+	logs := runtimetest.NewLogs()
+	return runtimetest.New(t, runtime.WithLogger(slog.New(logs))), logs
 }
 
 // within fails the test if fn does not return in time (a deadlock).

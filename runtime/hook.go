@@ -31,15 +31,25 @@ func (h Hook[A, R]) On(ctx *Context, fn func(A) (R, error), opts ...ListenOption
 // Errors are returned, not logged: they are the caller's to handle. Panics
 // become *PanicError and are also logged and reported.
 func (h Hook[A, R]) Bail(ctx *Context, args A) (R, error) {
-	return h.serial(ctx.rt, nil, args)
+	return h.serial(ctx.rt, nil, nil, args)
+}
+
+// BailTo is Bail restricted to listeners the filter accepts, plus global ones.
+func (h Hook[A, R]) BailTo(ctx *Context, filter Filter, args A) (R, error) {
+	return h.serial(ctx.rt, nil, filter, args)
 }
 
 // Serial is Bail that also stops (with stop's error) once stop is done.
 func (h Hook[A, R]) Serial(ctx *Context, stop context.Context, args A) (R, error) {
-	return h.serial(ctx.rt, stop, args)
+	return h.serial(ctx.rt, stop, nil, args)
 }
 
-func (h Hook[A, R]) serial(r *rt, stop context.Context, args A) (R, error) {
+// SerialTo is Serial restricted to listeners the filter accepts, plus global ones.
+func (h Hook[A, R]) SerialTo(ctx *Context, stop context.Context, filter Filter, args A) (R, error) {
+	return h.serial(ctx.rt, stop, filter, args)
+}
+
+func (h Hook[A, R]) serial(r *rt, stop context.Context, filter Filter, args A) (R, error) {
 	var zero R
 	for _, l := range r.snapshot(h.id) {
 		if stop != nil {
@@ -47,7 +57,7 @@ func (h Hook[A, R]) serial(r *rt, stop context.Context, args A) (R, error) {
 				return zero, err
 			}
 		}
-		res, err := h.call(r, l, args)
+		res, err := h.call(r, filter, l, args)
 		if err != nil || res != zero {
 			return res, err
 		}
@@ -55,13 +65,18 @@ func (h Hook[A, R]) serial(r *rt, stop context.Context, args A) (R, error) {
 	return zero, nil
 }
 
-func (h Hook[A, R]) call(r *rt, l *listener, args A) (res R, err error) {
+// call runs l unless filter rejects it, which yields the zero result. A
+// panic in the filter counts as the listener's, as in Emit.
+func (h Hook[A, R]) call(r *rt, filter Filter, l *listener, args A) (res R, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = recovered(p)
 			r.listenerFailed(l, h.name, err)
 		}
 	}()
+	if !l.reached(filter) {
+		return res, nil
+	}
 	fn, ok := l.fn.(func(A) (R, error))
 	if !ok {
 		return res, mismatch(h.name, l.fn)

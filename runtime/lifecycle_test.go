@@ -146,7 +146,7 @@ func TestChildInjectsParentService(t *testing.T) {
 		child, err = ctx.Plugin(runtime.Func("child", func(ctx *runtime.Context) error {
 			_, err := svc.Get(ctx)
 			return err
-		}, runtime.Inject("parent-svc")), nil)
+		}, runtime.Inject(svc)), nil)
 		if child.State() != runtime.Pending {
 			t.Errorf("child applied before its provider was ACTIVE: %v", child.State())
 		}

@@ -170,8 +170,14 @@ func Prepend() ListenOption { return func(o *listenOpts) { o.prepend = true } }
 // Global makes the listener ignore emit filters.
 func Global() ListenOption { return func(o *listenOpts) { o.global = true } }
 
-// Filter decides which listeners a filtered emit reaches, by their context.
+// Filter decides which listeners a filtered dispatch (EmitTo, ParallelTo,
+// BailTo, SerialTo, RunTo) reaches, by their context.
 type Filter interface{ Accept(listener *Context) bool }
+
+// reached reports whether a dispatch with filter (nil: none) calls l.
+func (l *listener) reached(filter Filter) bool {
+	return filter == nil || l.global || filter.Accept(l.ctx)
+}
 
 // mismatch reports a listener registered under the same name with another
 // signature (two packages declaring one event name with different types).

@@ -14,7 +14,7 @@ type Plugin interface {
 
 // Injector is implemented by plugins that need services; the fiber stays
 // PENDING until all of them are provided by ACTIVE providers.
-type Injector interface{ Inject() []string }
+type Injector interface{ Inject() []ServiceRef }
 
 // Configurable is implemented by plugins with a config struct; ConfigPrototype
 // returns its zero value. The runtime derives a JSON Schema from it, fills
@@ -26,9 +26,26 @@ type PluginOption func(*pluginMeta)
 
 type pluginMeta struct{ inject []string }
 
-// Inject names the services the plugin needs.
-func Inject(services ...string) PluginOption {
-	return func(m *pluginMeta) { m.inject = append(m.inject, services...) }
+// Inject declares the services the plugin needs, by their handles:
+//
+//	runtime.Inject(fs.Service, registry.Tools)
+//
+// A host that knows a service only by name at run time passes [Named].
+func Inject(services ...ServiceRef) PluginOption {
+	return func(m *pluginMeta) { m.inject = appendNames(m.inject, services) }
+}
+
+// appendNames adds the services' names; a nil ServiceRef adds "", which
+// specOf refuses when the plugin is applied.
+func appendNames(names []string, services []ServiceRef) []string {
+	for _, s := range services {
+		name := ""
+		if s != nil {
+			name = s.ServiceName()
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // spec is a plugin normalized for the runtime: what every fiber of it needs.
@@ -38,8 +55,6 @@ type spec struct {
 	config *configType // nil: the config passes through unchanged
 	apply  func(ctx *Context, config any) error
 }
-
-func (s *spec) injects(name string) bool { return slices.Contains(s.inject, name) }
 
 // builtin is the plugin made by Func, Configured and Constructor: its spec is
 // computed once, so applying it costs no reflection.
@@ -53,7 +68,7 @@ var (
 
 func (b builtin) Name() string                         { return b.s.name }
 func (b builtin) Apply(ctx *Context, config any) error { return b.s.apply(ctx, config) }
-func (b builtin) Inject() []string                     { return slices.Clone(b.s.inject) }
+func (b builtin) Inject() []ServiceRef                 { return namedAll(b.s.inject) }
 
 func (b builtin) ConfigPrototype() any {
 	if b.s.config == nil {
@@ -138,16 +153,28 @@ func specOf(p Plugin) (s *spec, err error) {
 		if b.s.apply == nil {
 			return nil, fmt.Errorf("%w: plugin %q has no apply function", ErrInvalidPlugin, b.s.name)
 		}
-		return b.s, nil
+		return b.s, b.s.checkInject()
 	}
 	s = &spec{name: p.Name(), apply: p.Apply}
 	if i, ok := p.(Injector); ok {
-		s.inject = slices.Clone(i.Inject())
+		s.inject = appendNames(nil, i.Inject())
 	}
 	if c, ok := p.(Configurable); ok {
 		if proto := c.ConfigPrototype(); proto != nil {
 			s.config = configTypeOf(reflect.TypeOf(proto))
 		}
 	}
+	if err := s.checkInject(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkInject refuses an inject without a name: a nil ServiceRef, Named(""),
+// or a zero Service handle.
+func (s *spec) checkInject() error {
+	if slices.Contains(s.inject, "") {
+		return fmt.Errorf("%w: plugin %q injects a service without a name", ErrInvalidPlugin, s.name)
+	}
+	return nil
 }

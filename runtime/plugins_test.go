@@ -10,6 +10,7 @@ import (
 
 	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 	"log/slog"
 )
 
@@ -63,10 +64,7 @@ func TestItem01_PluginForms(t *testing.T) {
 	for _, form := range forms {
 		t.Run(form.name, func(t *testing.T) {
 			got = nil
-			f := mustPlugin(t, root, form.p, map[string]any{"greeting": "hey"})
-			if err := f.Wait(); err != nil {
-				t.Fatal(err)
-			}
+			f := runtimetest.Plug(t, root, form.p, map[string]any{"greeting": "hey"})
 			if len(got) != 1 || got[0] != any(want) {
 				t.Fatalf("apply got %#v, want one call with %#v", got, want)
 			}
@@ -106,6 +104,13 @@ func TestItem02_InvalidPluginRefused(t *testing.T) {
 		{"Func without apply", runtime.Func("f", nil), `runtime: invalid plugin: plugin "f" has no apply function`},
 		{"Configured without apply", runtime.Configured[greetConfig]("c", nil), `runtime: invalid plugin: plugin "c" has no apply function`},
 		{"Constructor without constructor", runtime.Constructor[greetConfig, *greeter]("k", nil), `runtime: invalid plugin: plugin "k" has no apply function`},
+		{"nil inject", runtime.Func("n", func(*runtime.Context) error { return nil }, runtime.Inject(nil)),
+			`runtime: invalid plugin: plugin "n" injects a service without a name`},
+		{"empty name", runtime.Func("e", func(*runtime.Context) error { return nil }, runtime.Inject(FS, runtime.Named(""))),
+			`runtime: invalid plugin: plugin "e" injects a service without a name`},
+		{"zero handle", runtime.Func("z", func(*runtime.Context) error { return nil }, runtime.Inject(runtime.Service[int]{})),
+			`runtime: invalid plugin: plugin "z" injects a service without a name`},
+		{"Injector with an empty name", byName{needs: []string{""}}, `runtime: invalid plugin: plugin "by-name" injects a service without a name`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,7 +132,7 @@ func TestItem03_ApplyTimingAndExactlyOnce(t *testing.T) {
 	}
 
 	var waiting atomic.Int32
-	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { waiting.Add(1); return nil }, runtime.Inject("item3")), nil)
+	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { waiting.Add(1); return nil }, runtime.Inject(svc)), nil)
 	if dep.State() != runtime.Pending || waiting.Load() != 0 {
 		t.Fatalf("fiber with a missing service: %v, applied %d", dep.State(), waiting.Load())
 	}
@@ -171,7 +176,7 @@ func TestItem04_FiberNames(t *testing.T) {
 	if outer.ID() == inner.ID() || root.Fiber().ID() != 0 {
 		t.Errorf("ids: root %d outer %d inner %d", root.Fiber().ID(), outer.ID(), inner.ID())
 	}
-	recs := sink.records()
+	recs := sink.Records()
 	if len(recs) != 1 || recs[0].Attrs["plugin"] != "outer" {
 		t.Fatalf("log records %+v, want one with plugin=outer", recs)
 	}
@@ -241,13 +246,13 @@ func TestItem06_DisposeNewestFirstBestEffort(t *testing.T) {
 		t.Fatalf("listener or child left: %d, %v", root.ListenerCount("item6"), child.State())
 	}
 	var logged int
-	for _, r := range sink.records() {
-		if r.Msg == "teardown failed" && r.Attrs["plugin"] == "owner" && r.Attrs["error"] == "e2 failed" {
+	for _, r := range sink.Records() {
+		if r.Message == "teardown failed" && r.Attrs["plugin"] == "owner" && r.Attrs["error"] == "e2 failed" {
 			logged++
 		}
 	}
 	if logged != 1 {
-		t.Fatalf("teardown error logged %d times: %+v", logged, sink.records())
+		t.Fatalf("teardown error logged %d times: %+v", logged, sink.Records())
 	}
 	if err := f.Dispose(); err != nil {
 		t.Fatalf("second Dispose = %v, want nil", err)
@@ -301,7 +306,7 @@ func TestItem07_ApplyFailureIsolated(t *testing.T) {
 				t.Fatalf("hits %d (want only the sibling), torn %v, sibling %v", hits, torn, sibling.State())
 			}
 			var logged int
-			for _, r := range sink.records() {
+			for _, r := range sink.Records() {
 				if r.Level == slog.LevelError && r.Attrs["plugin"] == "bad" {
 					logged++
 				}
@@ -327,7 +332,7 @@ func TestItem08_FailedIsSticky(t *testing.T) {
 			return errors.New("not yet")
 		}
 		return nil
-	}, runtime.Inject("item8")), nil)
+	}, runtime.Inject(svc)), nil)
 	p1 := mustPlugin(t, root, runtime.Func("p1", func(ctx *runtime.Context) error { return svc.Provide(ctx, "a") }), nil)
 	if f.State() != runtime.Failed || calls.Load() != 1 {
 		t.Fatalf("state %v calls %d", f.State(), calls.Load())
@@ -378,9 +383,9 @@ func TestItem09_ConfigDefaultsAndValidation(t *testing.T) {
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
 			got = nil
-			f := mustPlugin(t, root, p, in.in)
-			if err := f.Wait(); err != nil || len(got) != 1 || got[0] != full {
-				t.Fatalf("Wait = %v, apply got %#v, want %#v", err, got, full)
+			runtimetest.Plug(t, root, p, in.in)
+			if len(got) != 1 || got[0] != full {
+				t.Fatalf("apply got %#v, want %#v", got, full)
 			}
 		})
 	}
@@ -398,7 +403,7 @@ func TestItem09_ConfigDefaultsAndValidation(t *testing.T) {
 		t.Fatalf("invalid config: state %v, apply ran %d times", f.State(), len(got))
 	}
 	logged := false
-	for _, r := range sink.records() {
+	for _, r := range sink.Records() {
 		logged = logged || (r.Attrs["plugin"] == "cfg" && strings.Contains(r.Attrs["error"], `missing required property "root"`))
 	}
 	if !logged {

@@ -5,10 +5,68 @@ import (
 	"sync/atomic"
 )
 
+// serviceKey is a service name within one isolation domain. The nil domain
+// is the root's, shared by every context that does not isolate the name.
+type serviceKey struct {
+	name   string
+	domain *isolation
+}
+
+// isolation is the domain one [Context.Isolate] call makes for a name. It
+// has a field so that two domains are never the same pointer.
+type isolation struct{ name string }
+
+// isolationKey is the context value under which Isolate records a domain.
+type isolationKey struct{ name string }
+
+// Isolate returns a context, sharing c's fiber, in which the service name
+// has a domain of its own: a provider plugged under it (or providing on it)
+// serves only the plugins plugged under it, and they see only that
+// provider; everyone else keeps seeing the shared one. Two workspaces, each
+// with its own "fs", live under one root this way. Other services are
+// unaffected, and an Isolate further down makes a new domain again.
+func (c *Context) Isolate(name string) *Context {
+	x := c.Extend(isolationKey{name}, &isolation{name})
+	x.isolating = x
+	return x
+}
+
+// keyOf resolves name in c's domain: the nearest Isolate(name) on the way up.
+func (c *Context) keyOf(name string) serviceKey {
+	for x := c.isolating; x != nil; x = x.parent.isolating {
+		if x.key.(isolationKey).name == name {
+			return serviceKey{name, x.value.(*isolation)}
+		}
+	}
+	return serviceKey{name: name}
+}
+
+// indexOf is slices.Index for keys, comparing the domain pointers before the
+// names: Get runs it on every call.
+func indexOf(keys []serviceKey, key serviceKey) int {
+	for i, k := range keys {
+		if k.domain == key.domain && k.name == key.name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Context) keysOf(names []string) []serviceKey {
+	if len(names) == 0 {
+		return nil
+	}
+	keys := make([]serviceKey, len(names))
+	for i, name := range names {
+		keys[i] = c.keyOf(name)
+	}
+	return keys
+}
+
 // record is one provided service. Dependents keep a pointer to it, so Set
 // replaces the value in place for all of them at once.
 type record struct {
-	name     string
+	key      serviceKey
 	provider *Fiber
 	value    atomic.Pointer[any]
 	retired  atomic.Bool // being removed: no longer available to new loads
@@ -21,6 +79,31 @@ func (rec *record) available() bool {
 	return !rec.retired.Load() && rec.provider.State() == Active
 }
 
+// ServiceRef identifies a service in [Inject]. A [Service] handle is one, so
+// a misspelt service is a compile error; [Named] is the form for names only
+// known at run time. The method name is distinct from Name so that plugins,
+// events and fibers are not service references by accident.
+type ServiceRef interface{ ServiceName() string }
+
+// Named refers to a service by its name, for hosts that load plugins by name.
+type Named string
+
+// ServiceName returns n.
+func (n Named) ServiceName() string { return string(n) }
+
+func namedAll(names []string) []ServiceRef {
+	refs := make([]ServiceRef, len(names))
+	for i, name := range names {
+		refs[i] = Named(name)
+	}
+	return refs
+}
+
+var (
+	_ ServiceRef = Service[any]{}
+	_ ServiceRef = Named("")
+)
+
 // Service is a typed, named service handle, declared once by its owner package:
 //
 //	var FS = runtime.NewService[FileSystem]("fs")
@@ -32,18 +115,22 @@ func NewService[T any](name string) Service[T] { return Service[T]{name} }
 // Name returns the service name.
 func (s Service[T]) Name() string { return s.name }
 
-// Provide registers value as the service, owned by ctx's fiber: it goes away
-// when that fiber is torn down. Dependents load once the providing fiber is
-// ACTIVE (at once when provided by the host on the root). A name has one
-// provider at a time: a second Provide fails with ErrServiceConflict.
+// ServiceName returns the service name, making s a [ServiceRef].
+func (s Service[T]) ServiceName() string { return s.name }
+
+// Provide registers value as the service in ctx's domain, owned by ctx's
+// fiber: it goes away when that fiber is torn down. Dependents load once the
+// providing fiber is ACTIVE (at once when provided by the host on the root).
+// A name has one provider at a time in a domain: a second Provide fails
+// with ErrServiceConflict.
 func (s Service[T]) Provide(ctx *Context, value T) error {
-	return ctx.rt.provide(ctx.fiber, s.name, value)
+	return ctx.rt.provide(ctx.fiber, ctx.keyOf(s.name), value)
 }
 
 // Set replaces the value in place; dependents are not restarted and see the
 // new value on their next Get. Only the providing fiber may Set.
 func (s Service[T]) Set(ctx *Context, value T) error {
-	rec := ctx.rt.record(s.name)
+	rec := ctx.rt.record(ctx.keyOf(s.name))
 	if rec == nil || rec.retired.Load() {
 		return serviceErr(ErrServiceUnavailable, "cannot set service %q: it is not provided", s.name)
 	}
@@ -60,7 +147,7 @@ func (s Service[T]) Set(ctx *Context, value T) error {
 // ancestor provides it, or when it is provided on the root).
 func (s Service[T]) Get(ctx *Context) (T, error) {
 	var zero T
-	v, err := ctx.rt.get(ctx.fiber, s.name)
+	v, err := ctx.rt.get(ctx, s.name)
 	if err != nil {
 		return zero, err
 	}
@@ -71,16 +158,16 @@ func (s Service[T]) Get(ctx *Context) (T, error) {
 	return t, nil
 }
 
-// Lookup is the optional lookup: no inject needed, reports absence. It sees
-// a service whose provider is ACTIVE, or that ctx's own fiber or an ancestor
-// provides.
+// Lookup is the optional lookup: no inject needed, reports absence. It sees,
+// in ctx's domain, a service whose provider is ACTIVE, or that ctx's own
+// fiber or an ancestor provides.
 func (s Service[T]) Lookup(ctx *Context) (T, bool) {
 	var zero T
 	f := ctx.fiber
 	if f.State() == Disposed {
 		return zero, false
 	}
-	rec := ctx.rt.record(s.name)
+	rec := ctx.rt.record(ctx.keyOf(s.name))
 	if rec == nil || rec.retired.Load() || (rec.provider.State() != Active && !rec.provider.encloses(f)) {
 		return zero, false
 	}
@@ -98,30 +185,30 @@ func (a *Fiber) encloses(f *Fiber) bool {
 	return false
 }
 
-func (r *rt) record(name string) *record {
+func (r *rt) record(key serviceKey) *record {
 	r.svcMu.RLock()
 	defer r.svcMu.RUnlock()
-	return r.services[name]
+	return r.services[key]
 }
 
-func (r *rt) provide(f *Fiber, name string, value any) error {
-	rec := &record{name: name, provider: f}
+func (r *rt) provide(f *Fiber, key serviceKey, value any) error {
+	rec := &record{key: key, provider: f}
 	rec.value.Store(&value)
 	err := f.add(&effect{f: f, teardown: func() error { r.unprovide(rec); return nil }}, func() error {
 		r.svcMu.Lock()
 		defer r.svcMu.Unlock()
-		if other := r.services[name]; other != nil {
+		if other := r.services[key]; other != nil {
 			return serviceErr(ErrServiceConflict, "service %q is already provided by plugin %q",
-				name, other.provider.name)
+				key.name, other.provider.name)
 		}
-		r.services[name] = rec
+		r.services[key] = rec
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if f.State() == Active {
-		r.serviceChanged(name)
+		r.serviceChanged(key)
 	}
 	return nil
 }
@@ -130,49 +217,50 @@ func (r *rt) provide(f *Fiber, name string, value any) error {
 // torn down (their teardown can still Get it), then it leaves the registry.
 func (r *rt) unprovide(rec *record) {
 	rec.retired.Store(true)
-	r.serviceChanged(rec.name)
+	r.serviceChanged(rec.key)
 	r.svcMu.Lock()
-	if r.services[rec.name] == rec {
-		delete(r.services, rec.name)
+	if r.services[rec.key] == rec {
+		delete(r.services, rec.key)
 	}
 	r.svcMu.Unlock()
 }
 
-// get resolves a service for fiber f following the visibility rules.
-func (r *rt) get(f *Fiber, name string) (any, error) {
+// get resolves a service for ctx following the visibility rules: the
+// nearest fiber that injects it in ctx's domain, else a provider that is
+// ctx's fiber, an ancestor or the root.
+func (r *rt) get(ctx *Context, name string) (any, error) {
+	f := ctx.fiber
 	if f.State() == Disposed {
 		return nil, serviceErr(ErrInactive, "cannot get service %q: the context is disposed", name)
 	}
+	key := ctx.keyOf(name)
 	for a := f; a != nil; a = a.parent {
-		if a.spec == nil || !a.spec.injects(name) {
+		i := indexOf(a.inject, key)
+		if i < 0 {
 			continue
 		}
 		if deps := a.deps.Load(); deps != nil {
-			for _, rec := range *deps {
-				if rec.name == name {
-					return rec.load(), nil
-				}
-			}
+			return (*deps)[i].load(), nil // resolve keeps the order of the injects
 		}
 		return nil, serviceErr(ErrServiceUnavailable, "cannot get required service %q in inactive context", name)
 	}
-	if rec := r.record(name); rec != nil && !rec.retired.Load() && rec.provider.encloses(f) {
+	if rec := r.record(key); rec != nil && !rec.retired.Load() && rec.provider.encloses(f) {
 		return rec.load(), nil
 	}
 	return nil, serviceErr(ErrNotInjected, "cannot get service %q without inject", name)
 }
 
-// resolve finds an available record for every name. Called with the
+// resolve finds an available record for every key. Called with the
 // dependent's lock held (lock order: fiber, then svcMu).
-func (r *rt) resolve(names []string) ([]*record, bool) {
-	if len(names) == 0 {
+func (r *rt) resolve(keys []serviceKey) ([]*record, bool) {
+	if len(keys) == 0 {
 		return nil, true
 	}
 	r.svcMu.RLock()
 	defer r.svcMu.RUnlock()
-	epoch := make([]*record, len(names))
-	for i, name := range names {
-		rec := r.services[name]
+	epoch := make([]*record, len(keys))
+	for i, key := range keys {
+		rec := r.services[key]
 		if rec == nil || !rec.available() {
 			return nil, false
 		}
@@ -181,10 +269,23 @@ func (r *rt) resolve(names []string) ([]*record, bool) {
 	return epoch, true
 }
 
+// missing names the keys that have no available record.
+func (r *rt) missing(keys []serviceKey) []string {
+	r.svcMu.RLock()
+	defer r.svcMu.RUnlock()
+	var names []string
+	for _, key := range keys {
+		if rec := r.services[key]; rec == nil || !rec.available() {
+			names = append(names, key.name)
+		}
+	}
+	return names
+}
+
 // current reports whether f's loaded dependencies are still the available
 // ones (same records, providers still ACTIVE).
 func (r *rt) current(f *Fiber) bool {
-	if len(f.spec.inject) == 0 {
+	if len(f.inject) == 0 {
 		return true
 	}
 	deps := f.deps.Load()
@@ -194,53 +295,53 @@ func (r *rt) current(f *Fiber) bool {
 	r.svcMu.RLock()
 	defer r.svcMu.RUnlock()
 	for _, rec := range *deps {
-		if r.services[rec.name] != rec || !rec.available() {
+		if r.services[rec.key] != rec || !rec.available() {
 			return false
 		}
 	}
 	return true
 }
 
-// depend and forget maintain the index of fibers by injected name.
+// depend and forget maintain the index of fibers by injected service.
 func (r *rt) depend(f *Fiber) {
-	if len(f.spec.inject) == 0 {
+	if len(f.inject) == 0 {
 		return
 	}
 	r.svcMu.Lock()
 	defer r.svcMu.Unlock()
-	for _, name := range f.spec.inject {
-		if !slices.Contains(r.dependents[name], f) {
-			r.dependents[name] = append(r.dependents[name], f)
+	for _, key := range f.inject {
+		if !slices.Contains(r.dependents[key], f) {
+			r.dependents[key] = append(r.dependents[key], f)
 		}
 	}
 }
 
 func (r *rt) forget(f *Fiber) {
-	if f.spec == nil || len(f.spec.inject) == 0 {
+	if len(f.inject) == 0 {
 		return
 	}
 	r.svcMu.Lock()
 	defer r.svcMu.Unlock()
-	for _, name := range f.spec.inject {
-		list := r.dependents[name]
+	for _, key := range f.inject {
+		list := r.dependents[key]
 		if i := slices.Index(list, f); i >= 0 {
 			list = slices.Delete(slices.Clone(list), i, i+1)
 			if len(list) == 0 {
-				delete(r.dependents, name)
+				delete(r.dependents, key)
 			} else {
-				r.dependents[name] = list
+				r.dependents[key] = list
 			}
 		}
 	}
 }
 
-// serviceChanged lets every dependent of name reconcile (load, unload or
-// restart), on the calling goroutine, in the order they were plugged.
-func (r *rt) serviceChanged(names ...string) {
+// serviceChanged lets every dependent of the keys reconcile (load, unload
+// or restart), on the calling goroutine, in the order they were plugged.
+func (r *rt) serviceChanged(keys ...serviceKey) {
 	var todo []*Fiber
 	r.svcMu.RLock()
-	for _, name := range names {
-		todo = append(todo, r.dependents[name]...)
+	for _, key := range keys {
+		todo = append(todo, r.dependents[key]...)
 	}
 	r.svcMu.RUnlock()
 	for _, d := range todo {
@@ -251,15 +352,15 @@ func (r *rt) serviceChanged(names ...string) {
 // providerChanged notifies the dependents of every service f provides,
 // after f entered or left ACTIVE.
 func (r *rt) providerChanged(f *Fiber) {
-	var names []string
+	var keys []serviceKey
 	r.svcMu.RLock()
-	for name, rec := range r.services {
+	for key, rec := range r.services {
 		if rec.provider == f {
-			names = append(names, name)
+			keys = append(keys, key)
 		}
 	}
 	r.svcMu.RUnlock()
-	if len(names) > 0 {
-		r.serviceChanged(names...)
+	if len(keys) > 0 {
+		r.serviceChanged(keys...)
 	}
 }

@@ -31,7 +31,7 @@ func TestItem14_InjectWaitsForProvider(t *testing.T) {
 				}
 				got = d.label
 				return nil
-			}, runtime.Inject("fs")), nil)
+			}, runtime.Inject(FS)), nil)
 			if dep.State() != runtime.Pending || got != "" {
 				t.Fatalf("without fs: %v, %q", dep.State(), got)
 			}
@@ -64,13 +64,13 @@ func TestItem15_SeveralInjectsAnyOrder(t *testing.T) {
 				"foo": runtime.Func("foo", func(ctx *runtime.Context) error {
 					calls[0].Add(1)
 					return foo.Provide(ctx, "foo")
-				}, runtime.Inject("qux15")),
+				}, runtime.Inject(qux)),
 				"bar": runtime.Func("bar", func(ctx *runtime.Context) error {
 					calls[1].Add(1)
 					_, err1 := foo.Get(ctx)
 					_, err2 := qux.Get(ctx)
 					return errors.Join(err1, err2)
-				}, runtime.Inject("foo15", "qux15")),
+				}, runtime.Inject(foo, qux)),
 				"qux": runtime.Func("qux", func(ctx *runtime.Context) error {
 					calls[2].Add(1)
 					return qux.Provide(ctx, "qux")
@@ -119,7 +119,7 @@ func TestItem16_ProviderLossTearsDownDependents(t *testing.T) {
 			}, nil
 		})
 		return err
-	}, runtime.Inject("fs")), nil)
+	}, runtime.Inject(FS)), nil)
 	if err := prov.Dispose(); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestItem17_NewProviderOrRestartReapplies(t *testing.T) {
 			return func() error { rec.add("dispose " + d.label); return nil }, nil
 		})
 		return err
-	}, runtime.Inject("fs")), nil)
+	}, runtime.Inject(FS)), nil)
 	a := mustPlugin(t, root, provider("a", "a"), nil)
 	if err := a.Dispose(); err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestItem18_SetReplacesInPlace(t *testing.T) {
 		applies++
 		depCtx = ctx
 		return nil
-	}, runtime.Inject("fs")), nil)
+	}, runtime.Inject(FS)), nil)
 	if err := FS.Set(provCtx, &disk{"v2"}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestItem20_ServiceAccessRules(t *testing.T) {
 	if v, ok := missing.Lookup(stranger); ok || v != 0 {
 		t.Fatalf("Lookup of an absent service: %v %v", v, ok)
 	}
-	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { return nil }, runtime.Inject("fs")), nil)
+	dep := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { return nil }, runtime.Inject(FS)), nil)
 	if _, err := FS.Get(dep.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestItem20_ServiceAccessRules(t *testing.T) {
 	}
 	// A handle of the wrong type reports it.
 	wrong := runtime.NewService[string]("fs")
-	again := mustPlugin(t, root, runtime.Func("again", func(*runtime.Context) error { return nil }, runtime.Inject("fs")), nil)
+	again := mustPlugin(t, root, runtime.Func("again", func(*runtime.Context) error { return nil }, runtime.Inject(FS)), nil)
 	if _, err := wrong.Get(again.Context()); !errors.Is(err, runtime.ErrServiceType) ||
 		err.Error() != `runtime: service "fs" holds *runtime_test.disk, not string` {
 		t.Fatalf("wrong type: %v", err)
@@ -293,6 +293,43 @@ func TestItem21_ServiceVisibility(t *testing.T) {
 	for name, ctx := range map[string]*runtime.Context{"root": root, "sibling": sibling, "grandchild": grandchild} {
 		if v, err := global.Get(ctx); err != nil || v != 42 {
 			t.Errorf("root service from %s: %v %v", name, v, err)
+		}
+	}
+}
+
+// byName is a plugin value whose injects a host read from its configuration.
+type byName struct{ needs []string }
+
+var _ runtime.Injector = byName{}
+
+func (byName) Name() string                            { return "by-name" }
+func (byName) Apply(ctx *runtime.Context, _ any) error { return nil }
+
+func (p byName) Inject() []runtime.ServiceRef {
+	refs := make([]runtime.ServiceRef, len(p.needs))
+	for i, name := range p.needs {
+		refs[i] = runtime.Named(name)
+	}
+	return refs
+}
+
+func TestInjectByName(t *testing.T) {
+	root, _ := newRoot(t)
+	// The same service, once by handle and once by a name known at run time.
+	byHandle := mustPlugin(t, root, runtime.Func("by-handle", func(*runtime.Context) error { return nil },
+		runtime.Inject(FS)), nil)
+	named := mustPlugin(t, root, byName{needs: []string{FS.Name()}}, nil)
+	optioned := mustPlugin(t, root, runtime.Func("by-option", func(*runtime.Context) error { return nil },
+		runtime.Inject(runtime.Named("fs"))), nil)
+	for _, f := range []*runtime.Fiber{byHandle, named, optioned} {
+		if f.State() != runtime.Pending {
+			t.Fatalf("%s without fs: %v", f.Name(), f.State())
+		}
+	}
+	mustPlugin(t, root, provider("local", "local"), nil)
+	for _, f := range []*runtime.Fiber{byHandle, named, optioned} {
+		if f.State() != runtime.Active {
+			t.Errorf("%s with fs: %v", f.Name(), f.State())
 		}
 	}
 }

@@ -41,14 +41,24 @@ func (w Waterfall[A, R]) On(ctx *Context, fn func(args A, next Next[R]) (R, erro
 // the run's *PanicError (logged and reported for a listener). next is valid
 // only until Run returns.
 func (w Waterfall[A, R]) Run(ctx *Context, args A, fallback func() (R, error)) (R, error) {
+	return w.run(ctx.rt, nil, args, fallback)
+}
+
+// RunTo is Run through only the listeners the filter accepts, plus global
+// ones; next skips the others.
+func (w Waterfall[A, R]) RunTo(ctx *Context, filter Filter, args A, fallback func() (R, error)) (R, error) {
+	return w.run(ctx.rt, filter, args, fallback)
+}
+
+func (w Waterfall[A, R]) run(r *rt, filter Filter, args A, fallback func() (R, error)) (R, error) {
 	var c *chain[A, R]
 	if w.chains != nil {
 		c = w.chains.Get().(*chain[A, R])
 	} else {
 		c = new(chain[A, R])
 	}
-	ls := ctx.rt.snapshot(w.id)
-	c.rt, c.name, c.ls, c.args, c.fallback = ctx.rt, w.name, ls, args, fallback
+	ls := r.snapshot(w.id)
+	c.rt, c.name, c.ls, c.filter, c.args, c.fallback = r, w.name, ls, filter, args, fallback
 	c.called = slices.Grow(c.called[:0], len(ls))[:len(ls)]
 	clear(c.called)
 	res, err := c.start()
@@ -60,7 +70,7 @@ func (w Waterfall[A, R]) Run(ctx *Context, args A, fallback func() (R, error)) (
 	// recycle the chain.
 	c.gen.Add(1)
 	var zeroArgs A
-	c.ls, c.args, c.fallback, c.fault = nil, zeroArgs, nil, nil
+	c.ls, c.filter, c.args, c.fallback, c.fault = nil, nil, zeroArgs, nil, nil
 	if w.chains != nil {
 		w.chains.Put(c)
 	}
@@ -81,6 +91,7 @@ type chain[A, R any] struct {
 	rt       *rt
 	name     string
 	ls       []*listener
+	filter   Filter
 	args     A
 	fallback func() (R, error)
 	gen      atomic.Uint64
@@ -125,7 +136,11 @@ func (c *chain[A, R]) start() (res R, err error) {
 }
 
 func (c *chain[A, R]) run(i int, gen uint64) (R, error) {
-	c.cur = i
+	// Skip the listeners the filter rejects; cur is the one being asked, so
+	// a panicking filter is blamed on it, as in Emit.
+	for c.cur = i; c.cur < len(c.ls) && !c.ls[c.cur].reached(c.filter); c.cur++ {
+	}
+	i = c.cur
 	if i == len(c.ls) {
 		if c.fallback == nil {
 			var zero R

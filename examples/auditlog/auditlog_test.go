@@ -16,6 +16,7 @@ import (
 	"github.com/gordis-run/gordis/examples/auditlog"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 type stack struct {
@@ -38,14 +39,7 @@ func newStack(t *testing.T) *stack {
 
 func (s *stack) plug(t *testing.T) *runtime.Fiber {
 	t.Helper()
-	f, err := s.Root.Plugin(auditlog.Plugin, auditlog.Config{Path: s.log})
-	if err == nil {
-		err = f.Wait()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return runtimetest.Plug(t, s.Root, auditlog.Plugin, auditlog.Config{Path: s.log})
 }
 
 func (s *stack) run(id, tool, args string) {

@@ -31,7 +31,7 @@ type Config struct {
 
 // Plugin installs the rule, and a prompt section that states it, once the
 // fs provider and the prompt service exist.
-var Plugin = runtime.Configured("sandbox", apply, runtime.Inject(fs.Service.Name(), registry.Prompts.Name()))
+var Plugin = runtime.Configured("sandbox", apply, runtime.Inject(fs.Service, registry.Prompts))
 
 // guarded are the tools whose file_path the rule checks.
 var guarded = map[string]bool{"write": true, "edit": true}

@@ -14,6 +14,7 @@ import (
 	"github.com/gordis-run/gordis/examples/sandbox"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // stack is the default deployment over a workspace holding allowed/ and
@@ -44,14 +45,7 @@ func newStack(t *testing.T) *stack {
 
 func (s *stack) plug(t *testing.T, config any) *runtime.Fiber {
 	t.Helper()
-	f, err := s.Root.Plugin(sandbox.Plugin, config)
-	if err == nil {
-		err = f.Wait()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
+	return runtimetest.Plug(t, s.Root, sandbox.Plugin, config)
 }
 
 func (s *stack) run(tool string, args any) *registry.Result {

@@ -24,7 +24,7 @@ import (
 
 // Plugin registers the count tool and its prompt section once the fs
 // provider, the tool registry and the prompt service exist.
-var Plugin = runtime.Func("wordcount", apply, runtime.Inject(fs.Service.Name(), registry.Tools.Name(), registry.Prompts.Name()))
+var Plugin = runtime.Func("wordcount", apply, runtime.Inject(fs.Service, registry.Tools, registry.Prompts))
 
 // Guidance is the count tool's prompt section.
 const Guidance = "Use the count tool to size up a text file (lines, words, bytes) before reading it. It does not show the content: read a file before you edit it."

@@ -14,6 +14,7 @@ import (
 	"github.com/gordis-run/gordis/examples/wordcount"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // stack is the default deployment with the plugin on top, in a temporary
@@ -31,13 +32,7 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
-	f, err := d.Root.Plugin(wordcount.Plugin, nil)
-	if err == nil {
-		err = f.Wait()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := runtimetest.Plug(t, d.Root, wordcount.Plugin, nil)
 	s := agent.NewSession(d.Workspace)
 	t.Cleanup(s.Close)
 	return &stack{d, f, s}

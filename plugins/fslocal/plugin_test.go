@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gordis-run/gordis/plugins/fs"
-	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 func TestPlugin(t *testing.T) {
@@ -15,15 +15,8 @@ func TestPlugin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hi"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root := runtime.New()
-	defer root.Close()
-	fiber, err := root.Plugin(Plugin, Config{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fiber.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	root := runtimetest.New(t)
+	fiber := runtimetest.Plug(t, root, Plugin, Config{Cwd: dir})
 	fsys, ok := fs.Service.Lookup(root)
 	if !ok {
 		t.Fatal("the fs service is not provided")
@@ -45,15 +38,8 @@ func TestPlugin(t *testing.T) {
 
 func TestPluginDefaultCwd(t *testing.T) {
 	wd, _ := os.Getwd()
-	root := runtime.New()
-	defer root.Close()
-	fiber, err := root.Plugin(Plugin, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fiber.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	root := runtimetest.New(t)
+	runtimetest.Plug(t, root, Plugin, nil)
 	fsys, _ := fs.Service.Lookup(root)
 	if local, ok := fsys.(*FS); !ok || local.Cwd() != wd {
 		t.Fatalf("service = %#v, want *FS at %s", fsys, wd)

@@ -20,6 +20,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // session is the smallest registry.Session: its identity is the policy owner.
@@ -139,8 +140,7 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := quietRoot()
-	t.Cleanup(func() { root.Close() })
+	root := runtimetest.New(t)
 	local := fslocal.New(dir)
 	e := &env{dir: dir, root: root, fsys: &counting{FileSystem: local, seeker: local}}
 	var provided fs.FileSystem = e.fsys
@@ -157,11 +157,11 @@ func setup(t testing.TB, o options) *env {
 	if err := fs.Service.Provide(root, provided); err != nil {
 		t.Fatal(err)
 	}
-	mustPlug(t, root, registry.Plugin, nil)
+	runtimetest.Plug(t, root, registry.Plugin, nil)
 	if o.policy {
-		mustPlug(t, root, fspolicy.Plugin, nil)
+		runtimetest.Plug(t, root, fspolicy.Plugin, nil)
 	}
-	e.fiber = mustPlug(t, root, toolfs.Plugin, o.config)
+	e.fiber = runtimetest.Plug(t, root, toolfs.Plugin, o.config)
 	var ok bool
 	if e.tools, ok = registry.Tools.Lookup(root); !ok {
 		t.Fatal("no tools service")
@@ -174,21 +174,6 @@ func setup(t testing.TB, o options) *env {
 
 func quietRoot() *runtime.Context {
 	return runtime.New(runtime.WithLogger(slog.New(slog.DiscardHandler)))
-}
-
-func mustPlug(t testing.TB, root *runtime.Context, p runtime.Plugin, config any) *runtime.Fiber {
-	t.Helper()
-	f, err := root.Plugin(p, config)
-	if err == nil {
-		err = f.Wait()
-	}
-	if err != nil {
-		t.Fatalf("plugin %s: %v", p.Name(), err)
-	}
-	if f.State() != runtime.Active {
-		t.Fatalf("plugin %s is %s", p.Name(), f.State())
-	}
-	return f
 }
 
 // call runs one tool call; args is a Go value marshalled to JSON.
@@ -774,9 +759,8 @@ func TestReadCancelledDuringBody(t *testing.T) {
 // is applied, and go (schemas and prompt sections) when it is disposed.
 func TestFollowsTheProvider(t *testing.T) {
 	dir := t.TempDir()
-	root := quietRoot()
-	t.Cleanup(func() { root.Close() })
-	mustPlug(t, root, registry.Plugin, nil)
+	root := runtimetest.New(t)
+	runtimetest.Plug(t, root, registry.Plugin, nil)
 	tools, _ := registry.Tools.Lookup(root)
 	prompt, _ := registry.Prompts.Lookup(root)
 	f, err := root.Plugin(toolfs.Plugin, nil)
@@ -786,7 +770,7 @@ func TestFollowsTheProvider(t *testing.T) {
 	if f.State() != runtime.Pending || len(tools.Definitions()) != 0 {
 		t.Fatalf("without fs: %s with %d tools", f.State(), len(tools.Definitions()))
 	}
-	provider := mustPlug(t, root, fslocal.Plugin, fslocal.Config{Cwd: dir})
+	provider := runtimetest.Plug(t, root, fslocal.Plugin, fslocal.Config{Cwd: dir})
 	if err := f.Wait(); err != nil || f.State() != runtime.Active || len(tools.Definitions()) != 4 {
 		t.Fatalf("with fs: %s (%v) with %d tools", f.State(), err, len(tools.Definitions()))
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -31,7 +32,7 @@ type Config struct {
 
 // Plugin registers list, read, write and edit, with their prompt sections,
 // once the fs provider, the tool registry and the prompt service exist.
-var Plugin = runtime.Configured("toolfs", apply, runtime.Inject("tools", "fs", "prompt"))
+var Plugin = runtime.Configured("toolfs", apply, runtime.Inject(registry.Tools, fs.Service, registry.Prompts))
 
 // The model-facing guidance, one prompt section per tool.
 const (

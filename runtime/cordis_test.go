@@ -1,0 +1,389 @@
+package runtime_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// The scenarios in this file come from Cordis's own test suite, where
+// gordis used to behave differently.
+
+// A dependent whose service goes away while its apply runs is never
+// reported ACTIVE: it goes LOADING, UNLOADING, PENDING, with everything the
+// apply registered torn down, and applies again when a provider returns.
+func TestServiceLostDuringApply(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("lost-during-apply")
+	prov := mustPlugin(t, root, provider("local", "first"), nil)
+	log := statusLog(t, root, "dep")
+	var hits int
+	dep := mustPlugin(t, root, runtime.Func("dep", func(ctx *runtime.Context) error {
+		if _, err := ev.On(ctx, func(int) error { hits++; return nil }); err != nil {
+			return err
+		}
+		if prov != nil {
+			return prov.Dispose() // the provider leaves while dep is LOADING
+		}
+		return nil
+	}, runtime.Inject(FS)), nil)
+	equal(t, "statuses", log.list(), []string{"LOADING", "UNLOADING", "PENDING"})
+	if err := dep.Wait(); err != nil || dep.State() != runtime.Pending {
+		t.Fatalf("dep: %v, %v", dep.State(), err)
+	}
+	if err := ev.Emit(root, 1); err != nil || hits != 0 {
+		t.Fatalf("the unloaded application's listener ran %d times", hits)
+	}
+	log.reset()
+	prov = nil
+	mustPlugin(t, root, provider("local", "second"), nil)
+	equal(t, "statuses after a new provider", log.list(), []string{"LOADING", "ACTIVE"})
+	if d, err := FS.Get(dep.Context()); err != nil || d.label != "second" {
+		t.Fatalf("Get: %v, %v", d, err)
+	}
+}
+
+// A provider that restarts while a dependent applies hands the dependent a
+// new record: the application against the old one does not stand, and the
+// dependent applies again against the new one.
+func TestProviderRestartDuringApply(t *testing.T) {
+	root, _ := newRoot(t)
+	var n int
+	prov := mustPlugin(t, root, runtime.Func("local", func(ctx *runtime.Context) error {
+		n++
+		return FS.Provide(ctx, &disk{fmt.Sprint("generation ", n)})
+	}), nil)
+	log := statusLog(t, root, "dep")
+	var applies []string
+	dep := mustPlugin(t, root, runtime.Func("dep", func(ctx *runtime.Context) error {
+		d, err := FS.Get(ctx)
+		if err != nil {
+			return err
+		}
+		applies = append(applies, d.label)
+		if len(applies) == 1 {
+			return prov.Restart()
+		}
+		return nil
+	}, runtime.Inject(FS)), nil)
+	equal(t, "statuses", log.list(), []string{"LOADING", "UNLOADING", "PENDING", "LOADING", "ACTIVE"})
+	equal(t, "applies", applies, []string{"generation 1", "generation 2"})
+	if dep.State() != runtime.Active {
+		t.Fatalf("dep: %v", dep.State())
+	}
+}
+
+// reader is a consumer of FS that reports the label it sees on every apply.
+func reader(name string, seen *recorder) runtime.Plugin {
+	return runtime.Func(name, func(ctx *runtime.Context) error {
+		d, err := FS.Get(ctx)
+		if err != nil {
+			return err
+		}
+		seen.add(name + " sees " + d.label)
+		return nil
+	}, runtime.Inject(FS))
+}
+
+// Two workspaces under one root, as with Cordis's isolate: each isolated
+// context has its own "fs" provider and consumer, the root keeps the shared
+// one, and a provider change reaches only the consumers of its domain.
+func TestIsolateTwoProvidersOneRoot(t *testing.T) {
+	root, _ := newRoot(t)
+	wsA, wsB := root.Isolate(FS.Name()), root.Isolate(FS.Name())
+	var seen recorder
+	mustPlugin(t, root, provider("shared", "shared"), nil)
+	provA := mustPlugin(t, wsA, provider("local-a", "a"), nil)
+	mustPlugin(t, wsB, provider("local-b", "b"), nil)
+	readers := map[string]*runtime.Fiber{
+		"root reader": mustPlugin(t, root, reader("root reader", &seen), nil),
+		"a reader":    mustPlugin(t, wsA, reader("a reader", &seen), nil),
+		"b reader":    mustPlugin(t, wsB, reader("b reader", &seen), nil),
+	}
+	equal(t, "applies", seen.list(), []string{"root reader sees shared", "a reader sees a", "b reader sees b"})
+	if d, ok := FS.Lookup(root); !ok || d.label != "shared" {
+		t.Fatalf("root Lookup: %v, %v", d, ok)
+	}
+	if d, ok := FS.Lookup(wsA); !ok || d.label != "a" {
+		t.Fatalf("workspace Lookup: %v, %v", d, ok)
+	}
+
+	// A second provider in one domain still conflicts.
+	dup := mustPlugin(t, wsA, provider("local-a2", "a2"), nil)
+	if err := dup.Wait(); !errors.Is(err, runtime.ErrServiceConflict) {
+		t.Fatalf("second provider in one domain: %v", err)
+	}
+
+	// Only workspace A's reader loses its service.
+	seen.reset()
+	if err := provA.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range readers {
+		want := runtime.Active
+		if name == "a reader" {
+			want = runtime.Pending
+		}
+		if f.State() != want {
+			t.Errorf("%s: %v, want %v", name, f.State(), want)
+		}
+	}
+	mustPlugin(t, wsA, provider("local-a3", "a3"), nil)
+	equal(t, "applies after workspace A's provider changed", seen.list(), []string{"a reader sees a3"})
+}
+
+// A service that is not isolated stays shared, a plugin's children inherit
+// its domain, isolating one name leaves the others alone, and an isolated
+// service provided on the isolated context
+// itself is not visible from the root.
+func TestIsolateScope(t *testing.T) {
+	root, _ := newRoot(t)
+	count := runtime.NewService[int]("isolate-count")
+	if err := count.Provide(root, 7); err != nil {
+		t.Fatal(err)
+	}
+	ws := root.Isolate(FS.Name())
+	if err := FS.Provide(ws, &disk{"host's workspace"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := FS.Lookup(root); ok {
+		t.Fatal("the root sees a service isolated below it")
+	}
+	var got []string
+	// Isolating another name in between changes nothing for fs.
+	mustPlugin(t, ws.Isolate("unrelated"), runtime.Func("parent", func(ctx *runtime.Context) error {
+		_, err := ctx.Plugin(runtime.Func("child", func(ctx *runtime.Context) error {
+			d, err := FS.Get(ctx)
+			if err != nil {
+				return err
+			}
+			n, err := count.Get(ctx)
+			got = append(got, fmt.Sprint(d.label, " ", n))
+			return err
+		}, runtime.Inject(FS, count)), nil)
+		return err
+	}), nil)
+	equal(t, "child", got, []string{"host's workspace 7"})
+	// Without a provider in its own domain, a plugin plugged on the root
+	// waits even though the workspace has one.
+	outside := mustPlugin(t, root, runtime.Func("outside", func(*runtime.Context) error { return nil },
+		runtime.Inject(FS)), nil)
+	if outside.State() != runtime.Pending {
+		t.Fatalf("outside: %v", outside.State())
+	}
+	if _, err := FS.Get(root); !errors.Is(err, runtime.ErrNotInjected) {
+		t.Fatalf("root Get: %v", err)
+	}
+}
+
+// Filters reach the same listeners in every dispatch mode: those whose
+// context the filter accepts, plus the global ones (Cordis's `this` filter
+// applies to emit, parallel, serial and bail alike, and to waterfalls here).
+func TestFilterInEveryMode(t *testing.T) {
+	for _, mode := range []string{"emit", "parallel", "serial", "bail", "waterfall"} {
+		t.Run(mode, func(t *testing.T) {
+			root, _ := newRoot(t)
+			ev := runtime.NewEvent[int]("filter-mode/event/" + mode)
+			hook := runtime.NewHook[int, string]("filter-mode/hook/" + mode)
+			chain := runtime.NewWaterfall[int, string]("filter-mode/waterfall/" + mode)
+			rec := &recorder{}
+			on := func(ctx *runtime.Context, name string, opts ...runtime.ListenOption) {
+				var err error
+				switch mode {
+				case "emit", "parallel":
+					_, err = ev.On(ctx, func(int) error { rec.add(name); return nil }, opts...)
+				case "serial", "bail":
+					_, err = hook.On(ctx, func(int) (string, error) { rec.add(name); return "", nil }, opts...)
+				case "waterfall":
+					_, err = chain.On(ctx, func(_ int, next runtime.Next[string]) (string, error) {
+						rec.add(name)
+						return next()
+					}, opts...)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			on(root.Extend(sessionKey{}, "s1"), "s1")
+			on(root.Extend(sessionKey{}, "s2"), "s2")
+			on(root.Extend(sessionKey{}, "s2"), "s2 global", runtime.Global())
+			on(root, "unrestricted")
+			dispatch := func(filter runtime.Filter) {
+				var err error
+				switch {
+				case mode == "emit" && filter != nil:
+					err = ev.EmitTo(root, filter, 0)
+				case mode == "emit":
+					err = ev.Emit(root, 0)
+				case mode == "parallel" && filter != nil:
+					err = ev.ParallelTo(root, filter, 0)
+				case mode == "parallel":
+					err = ev.Parallel(root, 0)
+				case mode == "serial" && filter != nil:
+					_, err = hook.SerialTo(root, t.Context(), filter, 0)
+				case mode == "serial":
+					_, err = hook.Serial(root, t.Context(), 0)
+				case mode == "bail" && filter != nil:
+					_, err = hook.BailTo(root, filter, 0)
+				case mode == "bail":
+					_, err = hook.Bail(root, 0)
+				case mode == "waterfall" && filter != nil:
+					_, err = chain.RunTo(root, filter, 0, func() (string, error) { rec.add("fallback"); return "", nil })
+				default:
+					_, err = chain.Run(root, 0, func() (string, error) { rec.add("fallback"); return "", nil })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := func(names ...string) []string {
+				if mode == "waterfall" {
+					names = append(names, "fallback")
+				}
+				return names
+			}
+			sorted := func(got []string) []string {
+				if mode == "parallel" {
+					slices.Sort(got)
+				}
+				return got
+			}
+			dispatch(sessionFilter("s1"))
+			equal(t, "filtered", sorted(rec.list()), want("s1", "s2 global", "unrestricted"))
+			rec.reset()
+			dispatch(nil)
+			equal(t, "unfiltered", sorted(rec.list()), want("s1", "s2", "s2 global", "unrestricted"))
+		})
+	}
+}
+
+// panicFilter panics when asked about a listener of the "bad" session.
+type panicFilter struct{}
+
+func (panicFilter) Accept(c *runtime.Context) bool {
+	if c.Value(sessionKey{}) == "bad" {
+		panic("filter broke")
+	}
+	return true
+}
+
+// A filter that panics is blamed on the listener it was asked about: the
+// dispatch reports a *PanicError and the emitter does not panic.
+func TestPanickingFilterIsIsolated(t *testing.T) {
+	root, sink := newRoot(t)
+	hook := runtime.NewHook[int, string]("filter-panic/hook")
+	chain := runtime.NewWaterfall[int, string]("filter-panic/waterfall")
+	ev := runtime.NewEvent[int]("filter-panic/event")
+	bad := root.Extend(sessionKey{}, "bad")
+	if _, err := hook.On(bad, func(int) (string, error) { return "unreachable", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.On(bad, func(int, runtime.Next[string]) (string, error) { return "unreachable", nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.On(bad, func(int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, bailErr := hook.BailTo(root, panicFilter{}, 0)
+	_, runErr := chain.RunTo(root, panicFilter{}, 0, nil)
+	parErr := ev.ParallelTo(root, panicFilter{}, 0)
+	for name, err := range map[string]error{"bail": bailErr, "waterfall": runErr, "parallel": parErr} {
+		var pe *runtime.PanicError
+		if !errors.As(err, &pe) || pe.Value != "filter broke" {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var failed int
+	for _, r := range sink.Records() {
+		if r.Message == "listener failed" && r.Attrs["error"] == "panic: filter broke" {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Fatalf("%d listener failures logged, want 3", failed)
+	}
+}
+
+// Resetting the root disposes everything registered on it, like Cordis's
+// root.fiber.dispose(), and the root stays usable; Close stays final.
+func TestResetLeavesRootUsable(t *testing.T) {
+	root, sink := newRoot(t)
+	ev := runtime.NewEvent[int]("reset")
+	count := runtime.NewService[int]("reset-count")
+	var order recorder
+	if err := count.Provide(root, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.On(root, func(int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Effect(func() (func() error, error) {
+		return func() error { order.add("root effect"); return nil }, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	prov := mustPlugin(t, root, provider("local", "local"), nil)
+	dep := mustPlugin(t, root, runtime.Func("dep", func(ctx *runtime.Context) error {
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { order.add("dep"); return nil }, nil
+		})
+		return err
+	}, runtime.Inject(FS, count)), nil)
+	waiting := mustPlugin(t, root, needs("tool"), nil)
+	failing := mustPlugin(t, root, runtime.Func("failing", func(*runtime.Context) error {
+		_, err := root.Effect(func() (func() error, error) {
+			return func() error { return errors.New("teardown broke") }, nil
+		})
+		return err
+	}), nil)
+
+	if err := root.Reset(); err == nil || err.Error() != "teardown broke" {
+		t.Fatalf("Reset: %v", err)
+	}
+	equal(t, "teardowns", order.list(), []string{"dep", "root effect"})
+	for _, f := range []*runtime.Fiber{prov, dep, waiting, failing} {
+		if f.State() != runtime.Disposed {
+			t.Errorf("%s after Reset: %v", f.Name(), f.State())
+		}
+	}
+	if n := root.ListenerCount(ev.Name()); n != 0 {
+		t.Errorf("%d listeners left", n)
+	}
+	if _, ok := count.Lookup(root); ok {
+		t.Error("the root's service survived Reset")
+	}
+	var warned []string
+	for _, r := range sink.Records() {
+		if r.Message == "plugin still pending" {
+			warned = append(warned, r.Attrs["plugin"]+" "+r.Attrs["missing"])
+		}
+	}
+	equal(t, "pending warnings", warned, []string{"reader [tool]"})
+
+	// Usable again: the same service and plugins, no conflict.
+	if err := count.Provide(root, 2); err != nil {
+		t.Fatal(err)
+	}
+	mustPlugin(t, root, provider("local", "again"), nil)
+	again := mustPlugin(t, root, runtime.Func("dep", func(*runtime.Context) error { return nil }, runtime.Inject(FS, count)), nil)
+	if again.State() != runtime.Active {
+		t.Fatalf("after Reset: %v", again.State())
+	}
+
+	// Close is final.
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.Reset(); !errors.Is(err, runtime.ErrInactive) {
+		t.Fatalf("Reset after Close: %v", err)
+	}
+	if _, err := root.Plugin(provider("late", "late"), nil); !errors.Is(err, runtime.ErrInactive) {
+		t.Fatalf("Plugin after Close: %v", err)
+	}
+	if err := again.Context().Reset(); err == nil {
+		t.Fatal("Reset on a plugin context succeeded")
+	}
+}
