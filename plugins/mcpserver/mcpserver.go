@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -31,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis/agent"
+	"github.com/gordis-run/gordis/internal/buildinfo"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -89,7 +89,7 @@ type Server struct {
 func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt, cfg Config) (*Server, error) {
 	logger := ctx.Logger()
 	s := &Server{
-		sdk: mcp.NewServer(&mcp.Implementation{Name: "gordis", Version: moduleVersion()}, &mcp.ServerOptions{
+		sdk: mcp.NewServer(&mcp.Implementation{Name: "gordis", Version: buildinfo.Version()}, &mcp.ServerOptions{
 			Logger: logger,
 			// Announced even while the registry is empty, so that clients
 			// listen for the tools that arrive later.
@@ -234,25 +234,6 @@ func resultOf(res *registry.Result) *mcp.CallToolResult {
 		out.StructuredContent = ErrorContent{Name: res.Error.Name, Code: res.Error.Code}
 	}
 	return out
-}
-
-// moduleVersion is the version of the gordis module in this binary, as
-// the build recorded it ("(devel)" for a build inside its repository).
-func moduleVersion() string {
-	const path = "github.com/gordis-run/gordis"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	if info.Main.Path == path {
-		return info.Main.Version
-	}
-	for _, dep := range info.Deps {
-		if dep.Path == path {
-			return dep.Version
-		}
-	}
-	return "unknown"
 }
 
 // errClosed refuses calls that reach a disposed server.
