@@ -81,9 +81,9 @@ func TestNodeClient(t *testing.T) {
 		StructuredContent map[string]string `json:"structuredContent"`
 	}
 	var got struct {
-		Tools            [][2]any `json:"tools"`
+		Tools              [][2]any `json:"tools"`
 		Read, Edit, Unread result
-		Prompt           int `json:"prompt"`
+		Prompt             int `json:"prompt"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node output %s: %v", out, err)
