@@ -104,12 +104,13 @@ const (
 // client is one plugin application: the connection, its tools, and the
 // loop that keeps them.
 type client struct {
-	ctx    *runtime.Context
-	tools  *registry.Registry
-	prefix string
-	dial   Dialer
-	sdk    *mcp.Client
-	logger *slog.Logger
+	ctx     *runtime.Context
+	tools   *registry.Registry
+	prefix  string
+	dial    Dialer
+	sdk     *mcp.Client
+	schemas *rawSchemas // the input schemas as the server sent them
+	logger  *slog.Logger
 
 	mu      sync.Mutex
 	session *mcp.ClientSession // nil while down
@@ -135,13 +136,14 @@ func start(ctx *runtime.Context, prefix string, dial Dialer) error {
 		return err
 	}
 	c := &client{
-		ctx:    ctx,
-		tools:  tools,
-		prefix: prefix,
-		dial:   dial,
-		logger: ctx.Logger().With("prefix", prefix),
-		remote: map[string]*importedTool{},
-		resync: make(chan struct{}, 1),
+		ctx:     ctx,
+		tools:   tools,
+		prefix:  prefix,
+		dial:    dial,
+		logger:  ctx.Logger().With("prefix", prefix),
+		schemas: newRawSchemas(),
+		remote:  map[string]*importedTool{},
+		resync:  make(chan struct{}, 1),
 	}
 	c.sdk = mcp.NewClient(&mcp.Implementation{Name: "gordis", Version: buildinfo.Version()}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots, no sampling
@@ -181,7 +183,7 @@ func start(ctx *runtime.Context, prefix string, dial Dialer) error {
 func (c *client) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout) // the session outlives it
 	defer cancel()
-	cs, err := c.sdk.Connect(ctx, c.dial(), nil)
+	cs, err := c.sdk.Connect(ctx, &schemaTap{Transport: c.dial(), schemas: c.schemas}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient %s: connecting: %w", c.prefix, err)
 	}
@@ -321,11 +323,13 @@ var openObject = json.RawMessage(`{"type":"object"}`)
 // toolOf is the registry form of a remote tool. fallback reports why the
 // remote schema was replaced by openObject.
 func (c *client) toolOf(remote *mcp.Tool) (t registry.Tool, fallback, err error) {
-	// The registry compiles Parameters the same way when it registers t.
-	params, err := json.Marshal(remote.InputSchema)
-	if err != nil {
-		return t, nil, fmt.Errorf("mcpclient %s: tool %q: input schema: %w", c.prefix, remote.Name, err)
+	params := c.schemas.get(remote.Name)
+	if params == nil {
+		if params, err = json.Marshal(remote.InputSchema); err != nil {
+			return t, nil, fmt.Errorf("mcpclient %s: tool %q: input schema: %w", c.prefix, remote.Name, err)
+		}
 	}
+	// The registry compiles Parameters the same way when it registers t.
 	if _, fallback = schema.Compile(params); fallback != nil {
 		params = openObject
 	}

@@ -1,6 +1,7 @@
 package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -125,20 +125,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func jsonEqual(t *testing.T, a, b []byte) bool {
-	t.Helper()
-	var va, vb any
-	if err := json.Unmarshal(a, &va); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &vb); err != nil {
-		t.Fatal(err)
-	}
-	return reflect.DeepEqual(va, vb)
-}
-
 // TestImport: each remote tool is registered under the prefix with its
-// description, its schema and Traits from its hints.
+// description, its schema byte for byte (key order included) and Traits
+// from its hints.
 func TestImport(t *testing.T) {
 	r := newRemote(t)
 	l := newLocal(t)
@@ -155,7 +144,7 @@ func TestImport(t *testing.T) {
 		if got.Description != def.Description {
 			t.Errorf("%s: description %q, want %q", got.Name, got.Description, def.Description)
 		}
-		if !jsonEqual(t, got.Parameters, def.Parameters) {
+		if !bytes.Equal(got.Parameters, def.Parameters) {
 			t.Errorf("%s: parameters\n%s\nwant\n%s", got.Name, got.Parameters, def.Parameters)
 		}
 		if got.Traits.ReadOnly != def.Traits.ReadOnly || got.Traits.Destructive != def.Traits.Destructive {
