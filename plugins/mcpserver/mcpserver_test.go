@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +33,7 @@ type fixture struct {
 	server *mcpserver.Server
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir()})
 	if err != nil {
@@ -54,7 +56,7 @@ func newFixture(t *testing.T) *fixture {
 
 // connect opens an in-memory client session; wire, if not nil, receives
 // the JSON-RPC traffic as the client saw it.
-func (fx *fixture) connect(t *testing.T, opts *mcp.ClientOptions, wire *syncBuffer) *mcp.ClientSession {
+func (fx *fixture) connect(t testing.TB, opts *mcp.ClientOptions, wire *syncBuffer) *mcp.ClientSession {
 	t.Helper()
 	serverT, clientT := mcp.NewInMemoryTransports()
 	if _, err := fx.server.MCP().Connect(t.Context(), serverT, nil); err != nil {
@@ -72,7 +74,7 @@ func (fx *fixture) connect(t *testing.T, opts *mcp.ClientOptions, wire *syncBuff
 	return cs
 }
 
-func (fx *fixture) file(t *testing.T, name, content string) string {
+func (fx *fixture) file(t testing.TB, name, content string) string {
 	t.Helper()
 	path := filepath.Join(fx.d.Workspace, name)
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -500,5 +502,43 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 	if res := call(t, cs, "edit", map[string]any{"file_path": "notes.md", "old_string": "draft", "new_string": "reviewed"}); res.IsError {
 		t.Fatalf("edit after read over HTTP: %q", text(t, res))
+	}
+}
+
+// TestConcurrentChanges loads and disposes plugins from many goroutines
+// while a client is connected: the served list ends equal to the registry's.
+func TestConcurrentChanges(t *testing.T) {
+	fx := newFixture(t)
+	cs := fx.connect(t, nil, nil)
+	var wg sync.WaitGroup
+	kept := make([]string, 0, 8)
+	for i := range 16 {
+		name := "tool" + strconv.Itoa(i)
+		if i%2 == 0 {
+			kept = append(kept, name)
+		}
+		wg.Go(func() {
+			f, err := fx.d.Root.Plugin(runtime.Func(name, func(ctx *runtime.Context) error {
+				return fx.d.Tools.Register(ctx, registry.Tool{
+					Name:    name,
+					Execute: func(context.Context, *registry.Call) (any, error) { return name, nil },
+				})
+			}), nil)
+			if err == nil {
+				err = f.Wait()
+			}
+			if err == nil && i%2 == 1 {
+				err = f.Dispose()
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	want := append([]string{"edit", "list", "read", "write"}, kept...)
+	slices.Sort(want)
+	if got := toolNames(t, cs); got != strings.Join(want, " ") {
+		t.Errorf("served %q, want %q", got, strings.Join(want, " "))
 	}
 }
