@@ -13,6 +13,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,13 +47,17 @@ type Config struct {
 // (a transport connects once).
 type Dialer func() mcp.Transport
 
-func (c Config) dialer() (Dialer, error) {
+// dialer turns the config into a Dialer; a command's stderr goes to
+// logger, line by line.
+func (c Config) dialer(logger *slog.Logger) (Dialer, error) {
 	switch {
 	case len(c.Command) > 0 && c.URL != "":
 		return nil, errors.New("mcpclient: set command or url, not both")
 	case len(c.Command) > 0:
 		return func() mcp.Transport {
-			return &mcp.CommandTransport{Command: exec.Command(c.Command[0], c.Command[1:]...)}
+			cmd := exec.Command(c.Command[0], c.Command[1:]...)
+			cmd.Stderr = &lineLogger{logger: logger.With("prefix", c.Prefix)}
+			return &mcp.CommandTransport{Command: cmd}
 		}, nil
 	case c.URL != "":
 		return func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: c.URL} }, nil
@@ -63,7 +68,7 @@ func (c Config) dialer() (Dialer, error) {
 // Plugin imports the tools of the server in its Config. It injects "tools".
 // Apply fails when the first connection does; later losses are retried.
 var Plugin = runtime.Configured("mcpclient", func(ctx *runtime.Context, cfg Config) error {
-	dial, err := cfg.dialer()
+	dial, err := cfg.dialer(ctx.Logger())
 	if err != nil {
 		return err
 	}
@@ -79,6 +84,25 @@ func New(prefix string, dial Dialer) runtime.Plugin {
 		}
 		return start(ctx, prefix, dial)
 	}, runtime.Inject(registry.Tools.Name()))
+}
+
+// lineLogger logs what a server writes on its stderr, one record per line.
+// exec copies the stream from one goroutine, so it needs no lock.
+type lineLogger struct {
+	logger  *slog.Logger
+	partial []byte
+}
+
+func (w *lineLogger) Write(p []byte) (int, error) {
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.logger.Info("mcp server stderr", "line", string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
 }
 
 // Error names and codes of failed forwarded calls.

@@ -76,11 +76,13 @@ type Server struct {
 	cwd    string
 	calls  atomic.Uint64 // numbers the registry calls
 
-	mu        sync.Mutex // guards published, sessions and closed; serializes sync
-	published map[string]registry.Definition
-	sessions  map[*mcp.ServerSession]*agent.Session
-	closed    bool
-	watchers  sync.WaitGroup // one per session in sessions
+	publishing sync.Mutex // serializes sync and guards published
+	published  map[string]registry.Definition
+
+	mu       sync.Mutex // guards sessions and closed
+	sessions map[*mcp.ServerSession]*agent.Session
+	closed   bool
+	watchers sync.WaitGroup // one per session in sessions
 }
 
 // New builds the server on ctx: it publishes the registry's tools and
@@ -136,9 +138,9 @@ func (s *Server) MCP() *mcp.Server { return s.sdk }
 // changed and removes what is gone. Reconciling the whole list, rather than
 // applying one change, makes the order of concurrent changes irrelevant.
 func (s *Server) sync() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	s.publishing.Lock()
+	defer s.publishing.Unlock()
+	if s.isClosed() {
 		return
 	}
 	defs := s.tools.Definitions()
@@ -267,17 +269,25 @@ func (s *Server) session(ss *mcp.ServerSession) (*agent.Session, error) {
 	return a, nil
 }
 
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // close unpublishes everything, closes every MCP session and waits until
 // their policy sessions have ended.
 func (s *Server) close() error {
 	s.mu.Lock()
 	s.closed = true
+	s.mu.Unlock()
+	s.publishing.Lock()
 	names := make([]string, 0, len(s.published))
 	for name := range s.published {
 		names = append(names, name)
 	}
 	s.published = map[string]registry.Definition{}
-	s.mu.Unlock()
+	s.publishing.Unlock()
 	s.sdk.RemoveTools(names...)
 	s.sdk.RemovePrompts(PromptName)
 	var errs []error
