@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/internal/mcptest"
 )
 
 // binary is cmd/mcp built once for the tests that run it as a subprocess.
@@ -78,27 +78,9 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer collects what a subprocess or a logging transport writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // session runs the binary on stdio with args and connects the SDK client;
 // wire receives the traffic as the client saw it, stderr the server's log.
-func session(t *testing.T, wire, stderr *syncBuffer, args ...string) *mcp.ClientSession {
+func session(t *testing.T, wire, stderr *mcptest.Buffer, args ...string) *mcp.ClientSession {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Stderr = stderr
@@ -143,7 +125,7 @@ func TestStdio(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("status: draft\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var wire, stderr syncBuffer
+	var wire, stderr mcptest.Buffer
 	cs := session(t, &wire, &stderr, "--workspace", ws)
 
 	if info := cs.InitializeResult().ServerInfo; info.Name != "gordis" {
@@ -154,7 +136,7 @@ func TestStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := definitions(t, ws)
-	raw := rawSchemas(t, wire.String())
+	raw := mcptest.InputSchemas(t, wire.String())
 	if len(listed.Tools) != len(want) {
 		t.Fatalf("listed %d tools, want %d", len(listed.Tools), len(want))
 	}
@@ -212,44 +194,13 @@ func definitions(t *testing.T, ws string) map[string]json.RawMessage {
 	return out
 }
 
-// rawSchemas finds the tools/list response in a wire log.
-func rawSchemas(t *testing.T, log string) map[string]json.RawMessage {
-	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(log))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "read: ")
-		if !ok {
-			continue
-		}
-		var msg struct {
-			Result struct {
-				Tools []struct {
-					Name        string          `json:"name"`
-					InputSchema json.RawMessage `json:"inputSchema"`
-				} `json:"tools"`
-			} `json:"result"`
-		}
-		if json.Unmarshal([]byte(line), &msg) != nil || msg.Result.Tools == nil {
-			continue
-		}
-		out := map[string]json.RawMessage{}
-		for _, tool := range msg.Result.Tools {
-			out[tool.Name] = tool.InputSchema
-		}
-		return out
-	}
-	t.Fatalf("no tools/list response in\n%s", log)
-	return nil
-}
-
 // TestNoPolicy: without the policy an edit needs no read.
 func TestNoPolicy(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("x = 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr mcptest.Buffer
 	cs := session(t, nil, &stderr, "--workspace", ws, "--no-policy")
 	if text, isError, _ := call(t, cs, "edit", map[string]any{"file_path": "a.txt", "old_string": "1", "new_string": "2"}); isError {
 		t.Fatalf("edit without read under --no-policy: %q", text)
@@ -275,7 +226,7 @@ func TestHTTP(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
 	urls := make(chan string, 1)
-	var log syncBuffer
+	var log mcptest.Buffer
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		found := regexp.MustCompile(`url=(http://\S+)`)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gordis-run/gordis/internal/mcptest"
 )
 
 // nodeSDK is the official TypeScript SDK version the interoperability test
@@ -66,7 +68,7 @@ func TestNodeClient(t *testing.T) {
 		}
 	}
 	cmd := exec.CommandContext(ctx, node, script, binary, ws)
-	var stderr syncBuffer
+	var stderr mcptest.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

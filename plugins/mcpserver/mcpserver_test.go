@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/internal/mcptest"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
@@ -56,7 +56,7 @@ func newFixture(t testing.TB) *fixture {
 
 // connect opens an in-memory client session; wire, if not nil, receives
 // the JSON-RPC traffic as the client saw it.
-func (fx *fixture) connect(t testing.TB, opts *mcp.ClientOptions, wire *syncBuffer) *mcp.ClientSession {
+func (fx *fixture) connect(t testing.TB, opts *mcp.ClientOptions, wire *mcptest.Buffer) *mcp.ClientSession {
 	t.Helper()
 	serverT, clientT := mcp.NewInMemoryTransports()
 	if _, err := fx.server.MCP().Connect(t.Context(), serverT, nil); err != nil {
@@ -81,23 +81,6 @@ func (fx *fixture) file(t testing.TB, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
@@ -142,7 +125,7 @@ func errorCode(t *testing.T, res *mcp.CallToolResult) string {
 // the input schema byte for byte as it went over the wire, and the hints.
 func TestToolsList(t *testing.T) {
 	fx := newFixture(t)
-	var wire syncBuffer
+	var wire mcptest.Buffer
 	cs := fx.connect(t, nil, &wire)
 	listed, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -156,7 +139,7 @@ func TestToolsList(t *testing.T) {
 	for _, tool := range listed.Tools {
 		served[tool.Name] = tool
 	}
-	raw := rawToolsList(t, wire.String())
+	raw := mcptest.InputSchemas(t, wire.String())
 	want := map[string]struct {
 		readOnly    bool
 		destructive *bool
@@ -188,38 +171,6 @@ func TestToolsList(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// rawToolsList finds the tools/list response in the client's wire log and
-// returns each tool's inputSchema as sent.
-func rawToolsList(t *testing.T, log string) map[string]json.RawMessage {
-	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(log))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "read: ")
-		if !ok {
-			continue
-		}
-		var msg struct {
-			Result struct {
-				Tools []struct {
-					Name        string          `json:"name"`
-					InputSchema json.RawMessage `json:"inputSchema"`
-				} `json:"tools"`
-			} `json:"result"`
-		}
-		if json.Unmarshal([]byte(line), &msg) != nil || msg.Result.Tools == nil {
-			continue
-		}
-		out := map[string]json.RawMessage{}
-		for _, tool := range msg.Result.Tools {
-			out[tool.Name] = tool.InputSchema
-		}
-		return out
-	}
-	t.Fatalf("no tools/list response in\n%s", log)
-	return nil
-}
 
 // TestReadBeforeWrite drives the policy through MCP: an edit needs a read
 // in the same MCP session, a changed file makes it stale, and the failures
