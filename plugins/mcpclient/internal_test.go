@@ -2,7 +2,10 @@ package mcpclient
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -89,3 +92,41 @@ func TestRawSchemasRecord(t *testing.T) {
 		t.Errorf("b = %s, want nothing", got)
 	}
 }
+
+// FuzzLineLogger: however the stream is cut into writes, the records are
+// its complete lines, in order, and the rest stays pending.
+func FuzzLineLogger(f *testing.F) {
+	f.Add("a\nbc\n\nd", uint8(1))
+	f.Add("no newline", uint8(3))
+	f.Fuzz(func(t *testing.T, stream string, cut uint8) {
+		var lines []string
+		logger := slog.New(recordLines{&lines})
+		w := &lineLogger{logger: logger}
+		step := int(cut%7) + 1
+		for i := 0; i < len(stream); i += step {
+			w.Write([]byte(stream[i:min(i+step, len(stream))]))
+		}
+		want := strings.Split(stream, "\n")
+		pending := want[len(want)-1]
+		want = want[:len(want)-1]
+		if !slices.Equal(lines, want) || string(w.partial) != pending {
+			t.Errorf("lines %q pending %q, want %q %q", lines, w.partial, want, pending)
+		}
+	})
+}
+
+// recordLines is a slog handler that keeps the "line" attribute.
+type recordLines struct{ lines *[]string }
+
+func (recordLines) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordLines) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "line" {
+			*h.lines = append(*h.lines, a.Value.String())
+		}
+		return true
+	})
+	return nil
+}
+func (h recordLines) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordLines) WithGroup(string) slog.Handler      { return h }
