@@ -436,10 +436,12 @@ func TestDisposeClosesSessions(t *testing.T) {
 }
 
 // TestStreamableHTTP: over HTTP, an MCP session (Mcp-Session-Id) is a
-// policy session too, so a read and then an edit succeed.
+// policy session too, so a read and then an edit succeed, and closing the
+// client (DELETE) ends it.
 func TestStreamableHTTP(t *testing.T) {
 	fx := newFixture(t)
 	fx.file(t, "notes.md", "status: draft\n")
+	calls, _ := fx.probe(t, false)
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.server.MCP() }, nil))
 	t.Cleanup(srv.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
@@ -447,13 +449,17 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() }) // idempotent: the test closes it too
 	if res := call(t, cs, "read", map[string]any{"file_path": "notes.md"}); res.IsError {
 		t.Fatalf("read: %q", text(t, res))
 	}
 	if res := call(t, cs, "edit", map[string]any{"file_path": "notes.md", "old_string": "draft", "new_string": "reviewed"}); res.IsError {
 		t.Fatalf("edit after read over HTTP: %q", text(t, res))
 	}
+	call(t, cs, "probe", map[string]any{})
+	session := await(t, calls, "the probe call").Session
+	cs.Close()
+	await(t, session.Done(), "the policy session to end with the HTTP session")
 }
 
 // TestConcurrentChanges loads and disposes plugins from many goroutines
