@@ -284,11 +284,13 @@ func (c *client) setDown(err error) {
 // sync makes the registered tools match the server's list: new and changed
 // tools are registered, vanished ones removed.
 func (c *client) sync(ctx context.Context, cs *mcp.ClientSession) error {
+	var order []*mcp.Tool // registered in the server's order
 	listed := map[string]*mcp.Tool{}
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("mcpclient %s: listing tools: %w", c.prefix, err)
 		}
+		order = append(order, tool)
 		listed[tool.Name] = tool
 	}
 	var errs []error
@@ -298,8 +300,8 @@ func (c *client) sync(ctx context.Context, cs *mcp.ClientSession) error {
 			delete(c.remote, name)
 		}
 	}
-	for name, tool := range listed {
-		if _, ok := c.remote[name]; ok {
+	for _, tool := range order {
+		if _, ok := c.remote[tool.Name]; ok {
 			continue
 		}
 		f, err := c.register(tool)
@@ -307,7 +309,7 @@ func (c *client) sync(ctx context.Context, cs *mcp.ClientSession) error {
 			errs = append(errs, err)
 			continue
 		}
-		c.remote[name] = &importedTool{tool: tool, fiber: f}
+		c.remote[tool.Name] = &importedTool{tool: tool, fiber: f}
 	}
 	return errors.Join(errs...)
 }
