@@ -21,7 +21,6 @@ import (
 
 	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
-	"github.com/gordis-run/gordis/runtime"
 )
 
 const usage = `usage: mcp [--workspace DIR] [--http ADDR] [--unconfined] [--no-policy]
@@ -114,8 +113,8 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 	return err
 }
 
-// plugServer loads the server plugin and fetches its service through a
-// host plugin, the way any plugin would.
+// plugServer loads the server plugin on the deployment's root and returns
+// the service it provides.
 func plugServer(d *gordis.Deployment) (*mcpserver.Server, error) {
 	f, err := d.Root.Plugin(mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace})
 	if err == nil {
@@ -124,16 +123,7 @@ func plugServer(d *gordis.Deployment) (*mcpserver.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var server *mcpserver.Server
-	host := runtime.Func("mcp", func(ctx *runtime.Context) (err error) {
-		server, err = mcpserver.Service.Get(ctx)
-		return err
-	}, runtime.Inject(mcpserver.Service.Name()))
-	f, err = d.Root.Plugin(host, nil)
-	if err == nil {
-		err = f.Wait()
-	}
-	return server, err
+	return mcpserver.Service.Get(f.Context())
 }
 
 // serveHTTP serves the streamable transport with sessions (each one a
