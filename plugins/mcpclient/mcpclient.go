@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os/exec"
 	"strings"
@@ -92,6 +93,8 @@ type lineLogger struct {
 	logger  *slog.Logger
 	partial []byte
 }
+
+var _ io.Writer = (*lineLogger)(nil)
 
 func (w *lineLogger) Write(p []byte) (int, error) {
 	w.partial = append(w.partial, p...)

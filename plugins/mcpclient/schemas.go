@@ -22,6 +22,11 @@ type schemaTap struct {
 	schemas *rawSchemas
 }
 
+var (
+	_ mcp.Transport  = (*schemaTap)(nil)
+	_ mcp.Connection = (*tapConn)(nil)
+)
+
 type rawSchemas struct {
 	mu     sync.Mutex
 	byName map[string]json.RawMessage
