@@ -309,7 +309,8 @@ func TestHTTP(t *testing.T) {
 	}
 }
 
-// TestStdio imports from cmd/mcp run as a subprocess, from the config.
+// TestStdio imports from cmd/mcp run as a subprocess: from the config, and
+// through a server process that is killed and started again.
 func TestStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cmd/mcp")
@@ -322,17 +323,60 @@ func TestStdio(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := newLocal(t)
-	f := l.plug(t, mcpclient.Plugin, mcpclient.Config{Prefix: "ext_", Command: []string{bin, "--workspace", ws}})
-	if got := l.exec(t, "ext_read", `{"file_path":"a.txt"}`); got.IsError || !strings.Contains(got.Text, "1: alpha") {
-		t.Fatalf("ext_read = %q", got.Text)
+	readA := func(t *testing.T, l *local) *registry.Result {
+		t.Helper()
+		return l.exec(t, "ext_read", `{"file_path":"a.txt"}`)
 	}
-	if err := f.Dispose(); err != nil {
-		t.Fatal(err)
-	}
-	if names := l.names(); len(names) != 0 {
-		t.Errorf("tools after dispose: %v", names)
-	}
+
+	t.Run("config", func(t *testing.T) {
+		l := newLocal(t)
+		f := l.plug(t, mcpclient.Plugin, mcpclient.Config{Prefix: "ext_", Command: []string{bin, "--workspace", ws}})
+		if got := readA(t, l); got.IsError || !strings.Contains(got.Text, "1: alpha") {
+			t.Fatalf("ext_read = %q", got.Text)
+		}
+		if err := f.Dispose(); err != nil {
+			t.Fatal(err)
+		}
+		if names := l.names(); len(names) != 0 {
+			t.Errorf("tools after dispose: %v", names)
+		}
+	})
+
+	t.Run("killed", func(t *testing.T) {
+		started := make(chan *exec.Cmd, 10)
+		l := newLocal(t)
+		l.plug(t, mcpclient.New("ext_", func() mcp.Transport {
+			cmd := exec.Command(bin, "--workspace", ws)
+			started <- cmd
+			return &mcp.CommandTransport{Command: cmd}
+		}), nil)
+		first := <-started
+		if got := readA(t, l); got.IsError {
+			t.Fatalf("ext_read = %q", got.Text)
+		}
+		if err := first.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		var down bool
+		eventually(t, "calls to fail while the server is dead, then to succeed", func() bool {
+			res := readA(t, l)
+			if res.IsError {
+				if res.Error.Code != mcpclient.CodeUnavailable {
+					t.Fatalf("while down: %q %+v", res.Text, res.Error)
+				}
+				down = true
+			}
+			return down && !res.IsError
+		})
+		select {
+		case second := <-started:
+			if second.Process.Pid == first.Process.Pid {
+				t.Error("reconnected to the killed process")
+			}
+		default:
+			t.Error("no new server process was started")
+		}
+	})
 }
 
 // TestUncompilableSchema: a remote schema the registry cannot compile (a
