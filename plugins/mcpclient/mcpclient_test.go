@@ -406,3 +406,50 @@ func TestUncompilableSchema(t *testing.T) {
 		t.Errorf("o_fetch = %+v", got)
 	}
 }
+
+// hangingTransport never connects: Connect waits for its context.
+type hangingTransport struct{ attempting chan<- struct{} }
+
+func (h hangingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	h.attempting <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestDisposeCancelsReconnection: disposal does not wait for a reconnection
+// attempt that hangs (each may take 30 s).
+func TestDisposeCancelsReconnection(t *testing.T) {
+	r := newRemote(t)
+	l := newLocal(t)
+	attempting := make(chan struct{}, 10)
+	dialed := 0
+	inMemory := r.dial(t)
+	f := l.plug(t, mcpclient.New("ext_", func() mcp.Transport {
+		dialed++ // dials happen one at a time, on the connecting goroutine
+		if dialed == 1 {
+			return inMemory()
+		}
+		return hangingTransport{attempting}
+	}), nil)
+	for ss := range r.server.MCP().Sessions() {
+		ss.Close()
+	}
+	select {
+	case <-attempting:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reconnection attempt")
+	}
+	disposed := make(chan error, 1)
+	go func() { disposed <- f.Dispose() }()
+	select {
+	case err := <-disposed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Dispose waits for the hanging reconnection")
+	}
+	if names := l.names(); len(names) != 0 {
+		t.Errorf("tools after dispose: %v", names)
+	}
+}
