@@ -120,6 +120,12 @@ const (
 	CodeUnavailable = "MCP_UNAVAILABLE"
 )
 
+// protocolVersion is the version the client asks for. Under 2026-07-28
+// list_changed comes only on a subscription that the SDK opens without
+// waiting for its acknowledgement, so a change made just after connecting
+// could go unseen; before it, the server notifies every session.
+const protocolVersion = "2025-11-25"
+
 // Backoff bounds between reconnection attempts, and how long one attempt
 // (connecting, initializing, listing the tools) may take.
 const (
@@ -210,7 +216,7 @@ func start(ctx *runtime.Context, prefix string, dial Dialer) error {
 func (c *client) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout) // the session outlives it
 	defer cancel()
-	cs, err := c.sdk.Connect(ctx, &schemaTap{Transport: c.dial(), schemas: c.schemas}, nil)
+	cs, err := c.sdk.Connect(ctx, &schemaTap{Transport: c.dial(), schemas: c.schemas}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient %s: connecting: %w", c.prefix, err)
 	}

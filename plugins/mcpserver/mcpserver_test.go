@@ -58,6 +58,11 @@ func newFixture(t testing.TB) *fixture {
 // the JSON-RPC traffic as the client saw it.
 func (fx *fixture) connect(t testing.TB, opts *mcp.ClientOptions, wire *mcptest.Buffer) *mcp.ClientSession {
 	t.Helper()
+	return fx.connectClient(t, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts), wire, nil)
+}
+
+func (fx *fixture) connectClient(t testing.TB, client *mcp.Client, wire *mcptest.Buffer, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	serverT, clientT := mcp.NewInMemoryTransports()
 	if _, err := fx.server.MCP().Connect(t.Context(), serverT, nil); err != nil {
 		t.Fatal(err)
@@ -66,7 +71,7 @@ func (fx *fixture) connect(t testing.TB, opts *mcp.ClientOptions, wire *mcptest.
 	if wire != nil {
 		transport = &mcp.LoggingTransport{Transport: clientT, Writer: wire}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, opts).Connect(t.Context(), transport, nil)
+	cs, err := client.Connect(t.Context(), transport, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,12 +245,38 @@ func TestResultsMatchTheRegistry(t *testing.T) {
 
 // TestListChanged loads and disposes a plugin with a tool while a client is
 // connected: the client is told each time and sees the new list.
+//
+// Clients of the 2026-07-28 protocol get the notification only on a
+// subscription that the SDK's client opens without waiting for the
+// server's acknowledgement, so the test waits for it.
 func TestListChanged(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) { testListChanged(t, version) })
+	}
+}
+
+func testListChanged(t *testing.T, version string) {
 	fx := newFixture(t)
 	changed := make(chan struct{}, 10)
-	cs := fx.connect(t, &mcp.ClientOptions{
+	acknowledged := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	}, nil)
+	})
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				acknowledged <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	cs := fx.connectClient(t, client, nil, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	if version >= "2026-07-28" {
+		await(t, acknowledged, "the subscription to be acknowledged")
+	}
 	count := registry.Tool{
 		Name:        "count",
 		Description: "Counts.",
