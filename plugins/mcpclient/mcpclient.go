@@ -220,13 +220,15 @@ func (c *client) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient %s: connecting: %w", c.prefix, err)
 	}
-	if err := c.sync(ctx, cs); err != nil {
-		cs.Close()
-		return nil, err
-	}
+	// Up before the tools are registered: a call may come as soon as one is.
 	c.mu.Lock()
 	c.session, c.down = cs, nil
 	c.mu.Unlock()
+	if err := c.sync(ctx, cs); err != nil {
+		c.setDown(err)
+		cs.Close()
+		return nil, err
+	}
 	return cs, nil
 }
 
