@@ -74,7 +74,7 @@ var Plugin = runtime.Configured("mcpclient", func(ctx *runtime.Context, cfg Conf
 		return err
 	}
 	return start(ctx, cfg.Prefix, dial)
-}, runtime.Inject(registry.Tools.Name()))
+}, runtime.Inject(registry.Tools))
 
 // New is Plugin for a transport the host builds itself (in memory, or an
 // HTTP client with authentication).
@@ -84,7 +84,7 @@ func New(prefix string, dial Dialer) runtime.Plugin {
 			return errors.New("mcpclient: empty prefix")
 		}
 		return start(ctx, prefix, dial)
-	}, runtime.Inject(registry.Tools.Name()))
+	}, runtime.Inject(registry.Tools))
 }
 
 // lineLogger logs what a server writes on its stderr, one record per line.

@@ -65,7 +65,7 @@ var Plugin = runtime.Configured("mcpserver", func(ctx *runtime.Context, cfg Conf
 		return err
 	}
 	return Service.Provide(ctx, s)
-}, runtime.Inject(registry.Tools.Name(), registry.Prompts.Name()))
+}, runtime.Inject(registry.Tools, registry.Prompts))
 
 // Server is an MCP server that mirrors a registry. It is safe for
 // concurrent use.
