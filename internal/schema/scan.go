@@ -1,0 +1,348 @@
+package schema
+
+import (
+	"encoding/binary"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// scanner walks one JSON text and accepts exactly what encoding/json
+// accepts. It reports a syntax error only as "not JSON" (ok false): the
+// caller asks encoding/json for the wording, so messages never drift.
+type scanner struct {
+	b []byte
+	i int
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+func (s *scanner) skipSpace() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after white space, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.skipSpace()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// consume skips white space and one expected byte.
+func (s *scanner) consume(c byte) bool {
+	if s.peek() != c {
+		return false
+	}
+	s.i++
+	return true
+}
+
+// stringBody scans the string that starts at s.i (an opening quote). It
+// returns the bytes between the quotes, the decoded length and whether the
+// body is already its own decoding (no escapes, valid UTF-8).
+func (s *scanner) stringBody() (body []byte, n int, plain, ok bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, 0, false, false
+	}
+	start := s.i + 1
+	end, n, plain, ok := unquote(s.b, start, nil)
+	if !ok {
+		return nil, 0, false, false
+	}
+	s.i = end + 1
+	return s.b[start:end], n, plain, true
+}
+
+// str decodes the string at s.i into storage of exactly its length; the
+// bytes are copied once.
+func (s *scanner) str() (string, bool) {
+	body, n, plain, ok := s.stringBody()
+	if !ok {
+		return "", false
+	}
+	if plain {
+		return string(body), true
+	}
+	out := make([]byte, n)
+	unquote(body, 0, out)
+	// out is not used again, so the string may own it, as strings.Builder
+	// does with its buffer.
+	return unsafe.String(unsafe.SliceData(out), n), true
+}
+
+// unquote decodes a string body from b[i:] up to its closing quote, as
+// encoding/json does (invalid UTF-8 and lone surrogates become U+FFFD).
+// With dst nil it only measures; otherwise dst has exactly the decoded
+// length and receives it. It returns the index of the closing quote (len(b)
+// when b holds just the body), the decoded length and whether the body
+// needed no decoding.
+func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
+	plain = true
+	for {
+		j := plainRun(b, i)
+		if dst != nil {
+			copy(dst[n:], b[i:j])
+		}
+		n += j - i
+		i = j
+		if i == len(b) {
+			// Only a body given without its quote ends here.
+			return i, n, plain, dst != nil
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i, n, plain, true
+		case c < 0x20:
+			return 0, 0, false, false
+		case c == '\\':
+			plain = false
+			r, size := unescape(b[i:])
+			if size == 0 {
+				return 0, 0, false, false
+			}
+			i += size
+			if r < utf8.RuneSelf {
+				if dst != nil {
+					dst[n] = byte(r)
+				}
+				n++
+				continue
+			}
+			if dst != nil {
+				utf8.EncodeRune(dst[n:], r)
+			}
+			n += utf8.RuneLen(r)
+		default: // c >= utf8.RuneSelf
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				plain = false
+				if dst != nil {
+					utf8.EncodeRune(dst[n:], r)
+				}
+				n += utf8.RuneLen(utf8.RuneError)
+				i++
+				continue
+			}
+			if dst != nil {
+				copy(dst[n:], b[i:i+size])
+			}
+			n += size
+			i += size
+		}
+	}
+}
+
+// unescape decodes the escape sequence at the start of b (b[0] is a
+// backslash): the rune and the bytes it spans, or size 0 if it is invalid.
+// A surrogate pair is one rune; a lone surrogate is U+FFFD.
+func unescape(b []byte) (rune, int) {
+	if len(b) < 2 {
+		return 0, 0
+	}
+	switch b[1] {
+	case '"', '\\', '/':
+		return rune(b[1]), 2
+	case 'b':
+		return '\b', 2
+	case 'f':
+		return '\f', 2
+	case 'n':
+		return '\n', 2
+	case 'r':
+		return '\r', 2
+	case 't':
+		return '\t', 2
+	case 'u':
+		r := hex4(b[2:])
+		if r < 0 {
+			return 0, 0
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6
+		}
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if r2 := hex4(b[8:]); r2 >= 0 {
+				if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+					return pair, 12
+				}
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return 0, 0
+}
+
+// hex4 decodes four hexadecimal digits, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// SWAR masks: lsb has the low bit of every byte set, msb the high bit.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte from i that a string body
+// cannot pass through as is: a quote, a backslash, a control character or
+// a non-ASCII byte. It tests eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if special(x) {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+// special reports whether any byte of x is below 0x20, a quote, a
+// backslash or at least 0x80. Each test is the "has a zero byte" trick,
+// which is exact for the word as a whole.
+func special(x uint64) bool {
+	quote := x ^ (lsb * '"')
+	backslash := x ^ (lsb * '\\')
+	control := (x - lsb*0x20) &^ x
+	return (control|(quote-lsb)&^quote|(backslash-lsb)&^backslash|x)&msb != 0
+}
+
+// number scans a number at s.i and returns its literal.
+func (s *scanner) number() ([]byte, bool) {
+	b, start := s.b, s.i
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return nil, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return nil, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return nil, false
+		}
+		i = j
+	}
+	s.i = i
+	return b[start:i], true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// literal consumes word (true, false or null) at s.i.
+func (s *scanner) literal(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// skipValue consumes one value at nesting depth depth (the root object is 1).
+func (s *scanner) skipValue(depth int) bool {
+	switch s.peek() {
+	case '{':
+		return s.skipComposite(depth+1, '}', true)
+	case '[':
+		return s.skipComposite(depth+1, ']', false)
+	case '"':
+		_, _, _, ok := s.stringBody()
+		return ok
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	default:
+		_, ok := s.number()
+		return ok
+	}
+}
+
+// skipComposite consumes an object (keyed) or an array from its opening
+// bracket at s.i.
+func (s *scanner) skipComposite(depth int, closing byte, keyed bool) bool {
+	if depth > maxDepth {
+		return false
+	}
+	s.i++
+	if s.consume(closing) {
+		return true
+	}
+	for {
+		if keyed {
+			if s.peek() != '"' {
+				return false
+			}
+			if _, _, _, ok := s.stringBody(); !ok || !s.consume(':') {
+				return false
+			}
+		}
+		if !s.skipValue(depth) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case closing:
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
