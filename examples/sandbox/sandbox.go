@@ -78,7 +78,8 @@ func apply(ctx *runtime.Context, cfg Config) error {
 // check denies a write or edit whose file_path resolves outside the root.
 // The registry has validated the arguments against the tool's schema; what
 // cannot be resolved fails closed (the registry denies on a listener error).
-func (r *rule) check(call *registry.Call, next runtime.Next[registry.Decision]) (registry.Decision, error) {
+func (r *rule) check(req *registry.Request, next runtime.Next[registry.Decision]) (registry.Decision, error) {
+	call := req.Call
 	if !guarded[call.Tool] {
 		return next()
 	}

@@ -128,7 +128,7 @@ func TestAllowsInside(t *testing.T) {
 func TestRunsBeforeEarlierPermissions(t *testing.T) {
 	s := newStack(t)
 	allowAll := runtime.Func("allow-all", func(ctx *runtime.Context) error {
-		_, err := registry.PreExecute.On(ctx, func(*registry.Call, runtime.Next[registry.Decision]) (registry.Decision, error) {
+		_, err := registry.PreExecute.On(ctx, func(*registry.Request, runtime.Next[registry.Decision]) (registry.Decision, error) {
 			return registry.Decision{}, nil
 		})
 		return err

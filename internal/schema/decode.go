@@ -280,17 +280,12 @@ func (st *decodeState) object() bool {
 // key consumes a key and returns the index of the field it names exactly,
 // or -1.
 func (st *decodeState) key() (int, bool) {
-	body, n, plain, ok := st.s.stringBody()
+	key, ok := st.s.key()
 	if !ok {
 		return 0, false
 	}
-	if !plain {
-		decoded := make([]byte, n)
-		unquote(body, 0, decoded)
-		body = decoded
-	}
 	for i := range st.d.fields {
-		if st.d.fields[i].name == string(body) {
+		if st.d.fields[i].name == string(key) {
 			return i, true
 		}
 	}

@@ -63,6 +63,18 @@ func (s *scanner) stringBody() (body []byte, n int, plain, ok bool) {
 	return s.b[start:end], n, plain, true
 }
 
+// key decodes the object key at s.i; a key without escapes is returned in
+// place, without a copy.
+func (s *scanner) key() ([]byte, bool) {
+	body, n, plain, ok := s.stringBody()
+	if !ok || plain {
+		return body, ok
+	}
+	decoded := make([]byte, n)
+	unquote(body, 0, decoded)
+	return decoded, true
+}
+
 // str decodes the string at s.i into storage of exactly its length; the
 // bytes are copied once.
 func (s *scanner) str() (string, bool) {
@@ -343,6 +355,50 @@ func (s *scanner) skipComposite(depth int, closing byte, keyed bool) bool {
 			return true
 		default:
 			return false
+		}
+	}
+}
+
+// StringProperty returns the string value of the top-level property name of
+// the JSON object raw, matching the key exactly. Of repeated keys the last
+// counts, as for the validator. It reports false if the property is absent
+// or not a string, or raw is not a JSON object.
+func StringProperty(raw []byte, name string) (string, bool) {
+	s := scanner{b: raw}
+	if !s.consume('{') {
+		return "", false
+	}
+	var value *scanner // positioned at the last matching string value
+	if s.consume('}') {
+		return "", false
+	}
+	for {
+		if s.peek() != '"' {
+			return "", false
+		}
+		key, ok := s.key()
+		if !ok || !s.consume(':') {
+			return "", false
+		}
+		if string(key) == name {
+			value = nil
+			if s.peek() == '"' {
+				value = &scanner{b: raw, i: s.i}
+			}
+		}
+		if !s.skipValue(1) {
+			return "", false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			if value == nil {
+				return "", false
+			}
+			return value.str()
+		default:
+			return "", false
 		}
 	}
 }
