@@ -12,9 +12,9 @@ import (
 
 // Error names the registry puts on failed results (ErrorInfo.Name).
 const (
-	NameArgs    = "ToolArgsError"
-	NameAbort   = "AbortError"
-	NameDenied  = "ToolDenied"
+	NameArgs        = "ToolArgsError"
+	NameAbort       = "AbortError"
+	NameDenied      = "ToolDenied"
 	NamePanic       = "ToolPanic"
 	NameUnknown     = "ToolNotFound"
 	NameUnavailable = "ToolUnavailable"
