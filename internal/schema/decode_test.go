@@ -274,3 +274,45 @@ func BenchmarkDecodeArgs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeWrite8MiB: a write's arguments with 8 MiB of content, a
+// few escapes in every line, as a model sends source code.
+func BenchmarkDecodeWrite8MiB(b *testing.B) {
+	d := mustDecoder(b, reflect.TypeFor[writeArgs]())
+	line := strings.Repeat("x", 60) + "\t\"quoted\"\n"
+	raw, _ := json.Marshal(writeArgs{FilePath: "a.txt", Content: strings.Repeat(line, (8<<20)/len(line))})
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var a writeArgs
+		if err := d.Decode(raw, &a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// plainRun stops at the first byte a string body cannot hold as is, at
+// every offset of a word and for every byte value, and copies what it
+// passes over.
+func TestPlainRun(t *testing.T) {
+	for pos := range 20 {
+		for c := range 256 {
+			b := []byte(strings.Repeat("a", 20))
+			b[pos] = byte(c)
+			if pos+1 < len(b) {
+				b[pos+1] = 0 // a later special byte must not mask this one
+			}
+			want := pos
+			if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+				want = pos + 1
+			}
+			if i, n := plainRun(b, 0, nil, 0); i != want || n != want {
+				t.Fatalf("byte %#x at %d: measured (%d, %d), want %d", c, pos, i, n, want)
+			}
+			dst := make([]byte, len(b))
+			if i, n := plainRun(b, 0, dst, 0); i != want || n != want || string(dst[:n]) != string(b[:want]) {
+				t.Fatalf("byte %#x at %d: copied (%d, %d) %q, want %d", c, pos, i, n, dst[:n], want)
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -75,38 +77,66 @@ func (s *scanner) key() ([]byte, bool) {
 	return decoded, true
 }
 
-// str decodes the string at s.i into storage of exactly its length; the
-// bytes are copied once.
+// str decodes the string at s.i. The bytes are copied once, into storage
+// no larger than their JSON form: one pass both checks and decodes them.
 func (s *scanner) str() (string, bool) {
-	body, n, plain, ok := s.stringBody()
-	if !ok {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
 		return "", false
 	}
-	if plain {
-		return string(body), true
+	start := s.i + 1
+	end := closingQuote(s.b, start)
+	if end < 0 {
+		return "", false
 	}
-	out := make([]byte, n)
-	unquote(body, 0, out)
+	body := s.b[start:end]
+	out := make([]byte, len(body))
+	_, n, _, ok := unquote(body, 0, out)
+	if !ok {
+		// Not a valid string, or invalid UTF-8 that decodes longer than
+		// it is written: measure, then decode into storage of that size.
+		if _, n, _, ok = unquote(s.b, start, nil); !ok {
+			return "", false
+		}
+		out = make([]byte, n)
+		unquote(body, 0, out)
+	}
+	s.i = end + 1
 	// out is not used again, so the string may own it, as strings.Builder
 	// does with its buffer.
 	return unsafe.String(unsafe.SliceData(out), n), true
 }
 
+// closingQuote returns the index of the quote that ends the string whose
+// body starts at b[start] (one not escaped by an odd run of backslashes),
+// or -1.
+func closingQuote(b []byte, start int) int {
+	for i := start; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		j += i
+		k := j
+		for k > start && b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j
+		}
+		i = j + 1
+	}
+}
+
 // unquote decodes a string body from b[i:] up to its closing quote, as
 // encoding/json does (invalid UTF-8 and lone surrogates become U+FFFD).
-// With dst nil it only measures; otherwise dst has exactly the decoded
-// length and receives it. It returns the index of the closing quote (len(b)
+// With dst nil it only measures; otherwise it writes the decoding into
+// dst, failing if dst is too short for it. It returns the index of the closing quote (len(b)
 // when b holds just the body), the decoded length and whether the body
 // needed no decoding.
 func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 	plain = true
 	for {
-		j := plainRun(b, i)
-		if dst != nil {
-			copy(dst[n:], b[i:j])
-		}
-		n += j - i
-		i = j
+		i, n = plainRun(b, i, dst, n)
 		if i == len(b) {
 			// Only a body given without its quote ends here.
 			return i, n, plain, dst != nil
@@ -119,7 +149,7 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 		case c == '\\':
 			plain = false
 			r, size := unescape(b[i:])
-			if size == 0 {
+			if size == 0 || dst != nil && len(dst)-n < utf8.RuneLen(r) {
 				return 0, 0, false, false
 			}
 			i += size
@@ -138,6 +168,9 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				plain = false
+				if dst != nil && len(dst)-n < utf8.RuneLen(r) {
+					return 0, 0, false, false
+				}
 				if dst != nil {
 					utf8.EncodeRune(dst[n:], r)
 				}
@@ -222,32 +255,45 @@ const (
 	msb = 0x8080808080808080
 )
 
-// plainRun returns the index of the first byte from i that a string body
-// cannot pass through as is: a quote, a backslash, a control character or
-// a non-ASCII byte. It tests eight bytes at a time.
-func plainRun(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
+// plainRun passes over the bytes from b[i] that a string body holds as
+// they are, up to a quote, a backslash, a control character or a
+// non-ASCII byte, copying them to dst[n:] unless dst is nil. It returns
+// the new i and n. It tests and copies eight bytes at a time.
+func plainRun(b []byte, i int, dst []byte, n int) (int, int) {
+	for i+8 <= len(b) && (dst == nil || n+8 <= len(dst)) {
 		x := binary.LittleEndian.Uint64(b[i:])
-		if special(x) {
+		if dst != nil {
+			// Bytes past a special one are overwritten later.
+			binary.LittleEndian.PutUint64(dst[n:], x)
+		}
+		m := special(x)
+		if m != 0 {
+			k := bits.TrailingZeros64(m) / 8
+			return i + k, n + k
+		}
+		i, n = i+8, n+8
+	}
+	for ; i < len(b); i, n = i+1, n+1 {
+		c := b[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			break
 		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return i
+		if dst != nil {
+			dst[n] = c
 		}
 	}
-	return i
+	return i, n
 }
 
-// special reports whether any byte of x is below 0x20, a quote, a
-// backslash or at least 0x80. Each test is the "has a zero byte" trick,
-// which is exact for the word as a whole.
-func special(x uint64) bool {
+// special flags the high bit of each byte of x (little-endian) that is
+// below 0x20, a quote, a backslash or at least 0x80. Each test is the "has
+// a zero byte" trick: a borrow can flag a byte above a flagged one, never
+// below, so the lowest flag is exact.
+func special(x uint64) uint64 {
 	quote := x ^ (lsb * '"')
 	backslash := x ^ (lsb * '\\')
 	control := (x - lsb*0x20) &^ x
-	return (control|(quote-lsb)&^quote|(backslash-lsb)&^backslash|x)&msb != 0
+	return (control | (quote-lsb)&^quote | (backslash-lsb)&^backslash | x) & msb
 }
 
 // number scans a number at s.i and returns its literal.
