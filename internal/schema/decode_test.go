@@ -87,6 +87,8 @@ func TestDecode(t *testing.T) {
 		{`{"file_path":"a","content":"x"}`, writeArgs{"a", "x"}, ""},
 		{` {"content" : "l1\nl2\t\"q\"\\ \/ \u00e9\ud83d\ude00 \ud800 \u0041" , "file_path":"é"} `, writeArgs{"é", "l1\nl2\t\"q\"\\ / é😀 \uFFFD A"}, ""},
 		{"{\"file_path\":\"a\xffb\",\"content\":\"\"}", writeArgs{"a\uFFFDb", ""}, ""},
+		// Invalid UTF-8 decodes longer than it is written, after an escape made room.
+		{"{\"file_path\":\"\\b0\xda0\",\"content\":\"\xff\xfe\\n\"}", writeArgs{"\b0\uFFFD0", "\uFFFD\uFFFD\n"}, ""},
 		// Keys match exactly: a case variant is an undeclared key.
 		{`{"file_path":"ok","FILE_PATH":"../x","content":""}`, writeArgs{"ok", ""}, ""},
 		{`{"File_Path":"../x","content":""}`, writeArgs{}, `missing required property "file_path"`},

@@ -15,6 +15,9 @@ import (
 type scanner struct {
 	b []byte
 	i int
+	// valid: b is known to be JSON, so a skipped string need only be
+	// found, not checked.
+	valid bool
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -63,6 +66,20 @@ func (s *scanner) stringBody() (body []byte, n int, plain, ok bool) {
 	}
 	s.i = end + 1
 	return s.b[start:end], n, plain, true
+}
+
+// skipString consumes the string at s.i.
+func (s *scanner) skipString() bool {
+	if !s.valid {
+		_, _, _, ok := s.stringBody()
+		return ok
+	}
+	end := closingQuote(s.b, s.i+1)
+	if end < 0 {
+		return false
+	}
+	s.i = end + 1
+	return true
 }
 
 // key decodes the object key at s.i; a key without escapes is returned in
@@ -146,6 +163,8 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 			return i, n, plain, true
 		case c < 0x20:
 			return 0, 0, false, false
+		case c < utf8.RuneSelf && c != '\\':
+			return 0, 0, false, false // a plain byte dst has no room for
 		case c == '\\':
 			plain = false
 			r, size := unescape(b[i:])
@@ -273,7 +292,7 @@ func plainRun(b []byte, i int, dst []byte, n int) (int, int) {
 		}
 		i, n = i+8, n+8
 	}
-	for ; i < len(b); i, n = i+1, n+1 {
+	for ; i < len(b) && (dst == nil || n < len(dst)); i, n = i+1, n+1 {
 		c := b[i]
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
 			break
@@ -357,8 +376,7 @@ func (s *scanner) skipValue(depth int) bool {
 	case '[':
 		return s.skipComposite(depth+1, ']', false)
 	case '"':
-		_, _, _, ok := s.stringBody()
-		return ok
+		return s.skipString()
 	case 't':
 		return s.literal("true")
 	case 'f':
@@ -408,9 +426,10 @@ func (s *scanner) skipComposite(depth int, closing byte, keyed bool) bool {
 // StringProperty returns the string value of the top-level property name of
 // the JSON object raw, matching the key exactly. Of repeated keys the last
 // counts, as for the validator. It reports false if the property is absent
-// or not a string, or raw is not a JSON object.
+// or not a string, or raw is not a JSON object. raw must be JSON (arguments
+// the registry has validated): other strings are passed over, not checked.
 func StringProperty(raw []byte, name string) (string, bool) {
-	s := scanner{b: raw}
+	s := scanner{b: raw, valid: true}
 	if !s.consume('{') {
 		return "", false
 	}
