@@ -12,14 +12,16 @@ import (
 // and decoded into A; the value V renders with render.
 //
 // The parameters schema is derived from A (a struct): fields without
-// omitempty are required, and unknown keys are ignored. Keys match the
-// JSON names exactly, and a declared key given twice is invalid. For flat
+// omitempty are required, and unknown keys are ignored. Keys match the JSON
+// names exactly, and a declared key given twice is invalid. For flat
 // arguments (strings, numbers and booleans, plain or as pointers) the
-// registry validates and decodes in one pass, copying each string once. Declare numbers the
-// tool checks itself as *float64 or json.Number so that 1.5 or null reach it
-// as written (an int field turns 1.5 into an invalid-arguments error). A nil
-// render shows the value as the registry's default does. Describe options
-// set parameter descriptions that depend on configuration.
+// registry validates and decodes in one pass, copying each string once.
+//
+// Declare numbers the tool checks itself as *float64 or json.Number so that
+// 1.5 reaches it as written (an int field turns 1.5 into an
+// invalid-arguments error). A nil render shows the value as the registry's
+// default does. Describe options set parameter descriptions that depend on
+// configuration.
 func Define[A, V any](name, description string, run func(ctx context.Context, call *Call, args A) (V, error), render func(V) string, opts ...DefineOption) (Tool, error) {
 	if run == nil {
 		return Tool{}, fmt.Errorf("registry: tool %q has no run function", name)

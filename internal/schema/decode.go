@@ -16,18 +16,19 @@ import (
 // Decoder validates JSON objects against a schema and decodes them into one
 // struct type. It is immutable and safe for concurrent use.
 //
-// Keys match property names exactly: a key that differs from a declared
-// name only in case is an undeclared key, ignored by an open schema. A
-// declared property given twice is a violation (`duplicate property "x"`),
-// since parsers disagree on which copy wins.
-//
 // When the schema is flat (an open object whose properties each declare
 // just a type: string, number, integer or boolean) and the struct's fields
 // are those properties (strings, bools, numbers, or pointers to them),
-// validation and decoding share one pass over the bytes and a string is
-// copied once, into storage of its exact length. Other pairs are validated
-// by the validator and then decoded by encoding/json, which matches keys
-// without regard to case and keeps the last of repeated keys.
+// validation and decoding share one pass over the bytes, and each string is
+// copied once, into storage no larger than its JSON form. Keys then match
+// property names exactly: a key that differs from a declared name only in
+// case is an undeclared key, which the open schema ignores. A declared
+// property given twice is a violation (`duplicate property "x"`), since
+// parsers disagree on which copy wins.
+//
+// Other pairs are validated by the validator and then decoded by
+// encoding/json, which matches keys without regard to case and keeps the
+// last of repeated keys.
 type Decoder struct {
 	schema *Schema
 	typ    reflect.Type
