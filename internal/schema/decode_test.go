@@ -266,27 +266,23 @@ func foldsDeclared(d *Decoder, keys []string) bool {
 }
 
 func BenchmarkDecodeArgs(b *testing.B) {
-	d := mustDecoder(b, reflect.TypeFor[readArgs]())
-	raw := []byte(`{"file_path":"/workspace/src/main.go","offset":120,"limit":200}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		var a readArgs
-		if err := d.Decode(raw, &a); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchDecode[readArgs](b, []byte(`{"file_path":"/workspace/src/main.go","offset":120,"limit":200}`))
 }
 
 // BenchmarkDecodeWrite8MiB: a write's arguments with 8 MiB of content, a
 // few escapes in every line, as a model sends source code.
 func BenchmarkDecodeWrite8MiB(b *testing.B) {
-	d := mustDecoder(b, reflect.TypeFor[writeArgs]())
 	line := strings.Repeat("x", 60) + "\t\"quoted\"\n"
 	raw, _ := json.Marshal(writeArgs{FilePath: "a.txt", Content: strings.Repeat(line, (8<<20)/len(line))})
 	b.SetBytes(int64(len(raw)))
+	benchDecode[writeArgs](b, raw)
+}
+
+func benchDecode[A any](b *testing.B, raw []byte) {
+	d := mustDecoder(b, reflect.TypeFor[A]())
 	b.ReportAllocs()
 	for b.Loop() {
-		var a writeArgs
+		var a A
 		if err := d.Decode(raw, &a); err != nil {
 			b.Fatal(err)
 		}
