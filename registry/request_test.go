@@ -100,7 +100,17 @@ func TestPreExecuteBoundedByContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-entered; cancel() }()
-	res := r.Execute(ctx, &Call{ID: "c", Tool: "write"})
+	var res *Result
+	returnedEarly := make(chan struct{})
+	go func() {
+		defer close(returnedEarly)
+		res = r.Execute(ctx, &Call{ID: "c", Tool: "write"})
+	}()
+	select {
+	case <-returnedEarly:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listener holds the call past its context")
+	}
 	want := ErrorInfo{Message: "tool call aborted before dispatch", Name: NameAbort, Code: CodeAbortedBeforeDispatch}
 	if res.Error == nil || *res.Error != want {
 		t.Fatalf("got %+v", res)
