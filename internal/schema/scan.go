@@ -167,7 +167,17 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 			return 0, 0, false, false // a plain byte dst has no room for
 		case c == '\\':
 			plain = false
-			r, size := unescape(b[i:])
+			if i+1 < len(b) && shortEscapes[b[i+1]] != 0 {
+				if dst != nil {
+					if n == len(dst) {
+						return 0, 0, false, false
+					}
+					dst[n] = shortEscapes[b[i+1]]
+				}
+				i, n = i+2, n+1
+				continue
+			}
+			r, size := unicodeEscape(b[i:])
 			if size == 0 || dst != nil && len(dst)-n < utf8.RuneLen(r) {
 				return 0, 0, false, false
 			}
@@ -206,44 +216,32 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 	}
 }
 
-// unescape decodes the escape sequence at the start of b (b[0] is a
-// backslash): the rune and the bytes it spans, or size 0 if it is invalid.
-// A surrogate pair is one rune; a lone surrogate is U+FFFD.
-func unescape(b []byte) (rune, int) {
-	if len(b) < 2 {
+// shortEscapes maps the letter after a backslash to the byte it stands
+// for, or 0 if it does not start a two-byte escape.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unicodeEscape decodes the \uXXXX escape at the start of b: the rune and
+// the bytes it spans, or size 0 if it is invalid. A surrogate pair is one
+// rune; a lone surrogate is U+FFFD.
+func unicodeEscape(b []byte) (rune, int) {
+	if len(b) < 2 || b[1] != 'u' {
 		return 0, 0
 	}
-	switch b[1] {
-	case '"', '\\', '/':
-		return rune(b[1]), 2
-	case 'b':
-		return '\b', 2
-	case 'f':
-		return '\f', 2
-	case 'n':
-		return '\n', 2
-	case 'r':
-		return '\r', 2
-	case 't':
-		return '\t', 2
-	case 'u':
-		r := hex4(b[2:])
-		if r < 0 {
-			return 0, 0
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, 6
-		}
-		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-			if r2 := hex4(b[8:]); r2 >= 0 {
-				if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-					return pair, 12
-				}
+	r := hex4(b[2:])
+	switch {
+	case r < 0:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return r, 6
+	}
+	if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+		if r2 := hex4(b[8:]); r2 >= 0 {
+			if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+				return pair, 12
 			}
 		}
-		return utf8.RuneError, 6
 	}
-	return 0, 0
+	return utf8.RuneError, 6
 }
 
 // hex4 decodes four hexadecimal digits, or returns -1.
