@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -166,6 +167,17 @@ func TestDecodeAllocations(t *testing.T) {
 	// One allocation per string, and the reflect.Value of dst.
 	if allocs > 3 {
 		t.Fatalf("%v allocations per Decode, want at most 3", allocs)
+	}
+	// And one copy's worth of bytes, no larger than the JSON form (plus the
+	// allocator's rounding): no second copy, no growing buffer.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := write.Decode(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(raw))+16<<10 {
+		t.Fatalf("Decode allocated %d bytes for %d bytes of arguments", n, len(raw))
 	}
 }
 
