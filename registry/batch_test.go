@@ -258,9 +258,9 @@ func TestBatchPrepareAndEmitInOrder(t *testing.T) {
 	root, r, tr := batchRegistry(t, 10)
 	var mu sync.Mutex
 	var prepared []string
-	if _, err := PreExecute.On(root, func(call *Call, next runtime.Next[Decision]) (Decision, error) {
+	if _, err := PreExecute.On(root, func(req *Request, next runtime.Next[Decision]) (Decision, error) {
 		mu.Lock()
-		prepared = append(prepared, call.ID)
+		prepared = append(prepared, req.Call.ID)
 		mu.Unlock()
 		return next()
 	}); err != nil {

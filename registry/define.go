@@ -2,22 +2,26 @@ package registry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
 	"github.com/gordis-run/gordis/internal/schema"
 )
 
-// Define builds a typed tool: arguments decode into A after schema
-// validation; the value V renders with render.
+// Define builds a typed tool: arguments are validated against the schema
+// and decoded into A; the value V renders with render.
 //
 // The parameters schema is derived from A (a struct): fields without
-// omitempty are required, and unknown keys are ignored. Declare numbers the
-// tool checks itself as *float64 or json.Number so that 1.5 or null reach it
-// as written (an int field turns 1.5 into an invalid-arguments error). A nil
-// render shows the value as the registry's default does. Describe options
-// set parameter descriptions that depend on configuration.
+// omitempty are required, and unknown keys are ignored. Keys match the JSON
+// names exactly, and a declared key given twice is invalid. For flat
+// arguments (strings, numbers and booleans, plain or as pointers) the
+// registry validates and decodes in one pass, copying each string once.
+//
+// Declare numbers the tool checks itself as *float64 or json.Number so that
+// 1.5 reaches it as written (an int field turns 1.5 into an
+// invalid-arguments error). A nil render shows the value as the registry's
+// default does. Describe options set parameter descriptions that depend on
+// configuration.
 func Define[A, V any](name, description string, run func(ctx context.Context, call *Call, args A) (V, error), render func(V) string, opts ...DefineOption) (Tool, error) {
 	if run == nil {
 		return Tool{}, fmt.Errorf("registry: tool %q has no run function", name)
@@ -30,15 +34,32 @@ func Define[A, V any](name, description string, run func(ctx context.Context, ca
 	if err != nil {
 		return Tool{}, fmt.Errorf("registry: tool %q: %w", name, err)
 	}
+	dec, err := args.Decoder(reflect.TypeFor[A]())
+	if err != nil {
+		return Tool{}, fmt.Errorf("registry: tool %q: %w", name, err)
+	}
+	decode := func(raw []byte) (any, error) {
+		var a A
+		if err := dec.Decode(raw, &a); err != nil {
+			return nil, argsError(err)
+		}
+		return a, nil
+	}
 	t := Tool{
 		Name:        name,
 		Description: description,
 		Parameters:  args.JSON(),
-		compiled:    args,
+		typed:       &typedArgs{schema: args, decode: decode},
+		// The registry has decoded the arguments already; a caller that
+		// runs Execute itself, or hands it other bytes, decodes here.
 		Execute: func(ctx context.Context, call *Call) (any, error) {
-			var a A
-			if err := json.Unmarshal(call.Args, &a); err != nil {
-				return nil, decodeError(err)
+			a, ok := call.decoded.of(call.Args).(A)
+			if !ok {
+				v, err := decode(call.Args)
+				if err != nil {
+					return nil, err
+				}
+				a = v.(A)
 			}
 			return run(ctx, call, a)
 		},

@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	"github.com/gordis-run/gordis/internal/schema"
+	"github.com/gordis-run/gordis/runtime"
 )
 
 // Error names the registry puts on failed results (ErrorInfo.Name).
 const (
-	NameArgs    = "ToolArgsError"
-	NameAbort   = "AbortError"
-	NameDenied  = "ToolDenied"
-	NamePanic   = "ToolPanic"
-	NameUnknown = "ToolNotFound"
+	NameArgs        = "ToolArgsError"
+	NameAbort       = "AbortError"
+	NameDenied      = "ToolDenied"
+	NamePanic       = "ToolPanic"
+	NameUnknown     = "ToolNotFound"
+	NameUnavailable = "ToolUnavailable"
 )
 
 // Error codes the registry puts on failed results (ErrorInfo.Code).
@@ -26,6 +28,7 @@ const (
 	CodeDenied                = "TOOL_DENIED"
 	CodePanic                 = "TOOL_PANIC"
 	CodeUnknownTool           = "TOOL_NOT_FOUND"
+	CodeUnavailable           = "TOOL_UNAVAILABLE"
 )
 
 // Messages of the registry's own failures.
@@ -58,21 +61,18 @@ func (e *ArgsError) Error() string {
 func (e *ArgsError) Name() string      { return NameArgs }
 func (e *ArgsError) ErrorCode() string { return CodeInvalidArgs }
 
-// argsError turns a schema.Validate failure (violations, or not JSON) into
-// an *ArgsError.
+// argsError turns a failure to validate or decode arguments (violations,
+// not JSON, or a valid value the Go type cannot hold, say 2.0 for an int)
+// into an *ArgsError.
 func argsError(err error) *ArgsError {
-	var ve *schema.ValidationError
-	if errors.As(err, &ve) {
+	var (
+		ve *schema.ValidationError
+		te *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &ve):
 		return &ArgsError{Violations: ve.Violations}
-	}
-	return &ArgsError{Violations: []string{err.Error()}}
-}
-
-// decodeError words a failure to decode schema-valid arguments into the
-// tool's Go type (say, 2.5 into an int field).
-func decodeError(err error) *ArgsError {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
+	case errors.As(err, &te) && te.Field != "":
 		return &ArgsError{Violations: []string{fmt.Sprintf("%q: cannot use %s as %v", te.Field, te.Value, te.Type)}}
 	}
 	return &ArgsError{Violations: []string{err.Error()}}
@@ -99,13 +99,28 @@ func failure(call *Call, message, name, code string) *Result {
 }
 
 // fromError maps a failure: a CodedError anywhere in the chain lends its
-// name and code; any other error keeps only its message.
+// name and code; a service the tool's plugin lost while it shuts down or
+// restarts makes the tool unavailable; any other error keeps only its
+// message.
 func fromError(call *Call, err error) *Result {
 	var coded CodedError
-	if errors.As(err, &coded) {
+	switch {
+	case errors.As(err, &coded):
 		return failure(call, err.Error(), coded.Name(), coded.ErrorCode())
+	case errors.Is(err, runtime.ErrInactive), errors.Is(err, runtime.ErrServiceUnavailable):
+		return unavailable(call, err)
 	}
 	return failure(call, err.Error(), "", "")
+}
+
+// unavailable is the result of a call whose tool is not there right now,
+// with the runtime's reason if there is one.
+func unavailable(call *Call, cause error) *Result {
+	message := "the " + call.Tool + " tool is unavailable while its plugin stops or restarts"
+	if cause != nil {
+		message += " (" + cause.Error() + ")"
+	}
+	return failure(call, message+"; retry the call", NameUnavailable, CodeUnavailable)
 }
 
 func abortedBeforeDispatch(call *Call) *Result {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 )
@@ -11,9 +12,10 @@ import (
 // Execute runs one call through the whole pipeline; it never panics.
 //
 //  1. ctx already done: "tool call aborted before dispatch".
-//  2. unknown tool.
+//  2. unknown tool (unavailable if it was registered and is gone).
 //  3. arguments: empty means {}; they must be JSON and fit the schema.
-//  4. tools/pre-execute: a listener may deny the call.
+//  4. tools/pre-execute: a listener may deny the call; if ctx ends first,
+//     "tool call aborted before dispatch".
 //  5. the body runs (its panic is a result; a success after ctx is done is
 //     "tool call aborted"), then the value renders.
 //  6. tools/result is emitted with the result, whatever it is.
@@ -45,14 +47,26 @@ func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
 	}
 	e := r.lookup(call.Tool)
 	if e == nil {
+		if r.wasRegistered(call.Tool) {
+			return nil, unavailable(call, nil)
+		}
 		return nil, failure(call, fmt.Sprintf("unknown tool %q", call.Tool), NameUnknown, CodeUnknownTool)
 	}
 	normalizeArgs(call)
-	if err := e.args.Validate(call.Args); err != nil {
+	call.decoded = decoded{}
+	if e.decode != nil {
+		v, err := e.decode(call.Args)
+		if err != nil {
+			return nil, fromError(call, err)
+		}
+		call.decoded = decoded{from: call.Args, value: v}
+	} else if err := e.args.Validate(call.Args); err != nil {
 		return nil, fromError(call, argsError(err))
 	}
-	d, err := r.permit(call)
+	d, err := r.permit(ctx, &Request{Call: call, Traits: e.Traits, ctx: ctx})
 	switch {
+	case errors.Is(err, errUndecided):
+		return nil, abortedBeforeDispatch(call)
 	case err != nil: // a broken permission plugin denies: fail closed
 		return nil, failure(call, "permission check failed: "+err.Error(), NameDenied, CodeDenied)
 	case d.Deny:
@@ -69,10 +83,31 @@ func normalizeArgs(call *Call) {
 
 func allow() (Decision, error) { return Decision{}, nil }
 
+// errUndecided: the call's context ended before the permission chain decided.
+var errUndecided = errors.New("registry: the call ended before its permission check")
+
 // permit asks the tools/pre-execute chain; Run already turns a listener's
-// panic into its error.
-func (r *Registry) permit(call *Call) (Decision, error) {
-	return PreExecute.Run(r.ctx, call, allow)
+// panic into its error. A listener cannot hold the call past its context:
+// the chain then runs on in its goroutine and its decision is dropped.
+func (r *Registry) permit(ctx context.Context, req *Request) (Decision, error) {
+	if ctx.Done() == nil {
+		return PreExecute.Run(r.ctx, req, allow)
+	}
+	type verdict struct {
+		d   Decision
+		err error
+	}
+	decided := make(chan verdict, 1)
+	go func() {
+		d, err := PreExecute.Run(r.ctx, req, allow)
+		decided <- verdict{d, err}
+	}()
+	select {
+	case v := <-decided:
+		return v.d, v.err
+	case <-ctx.Done():
+		return Decision{}, errUndecided
+	}
 }
 
 // dispatch runs the body and renders its value.

@@ -61,6 +61,24 @@ type Call struct {
 	Tool    string
 	Args    json.RawMessage
 	Session Session // nil outside an agent
+
+	decoded decoded // set by the registry for a tool built with Define
+}
+
+// decoded is a Define tool's arguments as the registry validated and
+// decoded them, with the bytes they came from: a body handed other bytes
+// (a wrapper that rewrites Args) decodes those instead.
+type decoded struct {
+	from  []byte
+	value any
+}
+
+// of returns the value if it was decoded from raw.
+func (d decoded) of(raw []byte) any {
+	if len(raw) == 0 || len(d.from) != len(raw) || &d.from[0] != &raw[0] {
+		return nil
+	}
+	return d.value
 }
 
 // Tool is a tool definition.
@@ -81,7 +99,14 @@ type Tool struct {
 	// adapters; the zero value claims nothing (a call may change anything).
 	Traits Traits
 
-	compiled *schema.Schema // Define's schema, reused while Parameters is its document
+	typed *typedArgs // Define's arguments, reused while Parameters is their schema
+}
+
+// typedArgs is what Define knows of a tool's arguments: their compiled
+// schema, and the one-pass validation and decoding into the Go type.
+type typedArgs struct {
+	schema *schema.Schema
+	decode func(raw []byte) (any, error)
 }
 
 // Traits describe what a tool's calls do, so that permission plugins and
@@ -123,6 +148,36 @@ type Result struct {
 	Error   *ErrorInfo `json:"error,omitempty"` // on failure
 }
 
+// Request is a call about to run, as tools/pre-execute listeners see it:
+// its arguments have been validated against the tool's schema.
+type Request struct {
+	Call *Call
+	// Traits are what the call's tool declares about its calls.
+	Traits Traits
+
+	ctx context.Context
+}
+
+// Context is the call's context. When it ends the registry stops waiting:
+// the call returns "tool call aborted before dispatch" and a decision the
+// listener makes later is dropped (the listener itself runs on until it
+// returns, so it should watch this context while it waits).
+func (r *Request) Context() context.Context { return r.ctx }
+
+// Paths returns the values of the call's path arguments (Traits.Paths), in
+// that order; an argument that is absent or not a string is skipped. It
+// reads the argument bytes, so a listener that needs them should call it
+// once.
+func (r *Request) Paths() []string {
+	var paths []string
+	for _, name := range r.Traits.Paths {
+		if p, ok := schema.StringProperty(r.Call.Args, name); ok {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
 // Decision is what a tools/pre-execute listener returns: Deny with a reason,
 // or the zero value to allow.
 type Decision struct {
@@ -132,7 +187,7 @@ type Decision struct {
 
 var (
 	// PreExecute lets permission plugins allow or deny a call (waterfall).
-	PreExecute = runtime.NewWaterfall[*Call, Decision]("tools/pre-execute")
+	PreExecute = runtime.NewWaterfall[*Request, Decision]("tools/pre-execute")
 	// ResultEvent fires after every call (emit).
 	ResultEvent = runtime.NewEvent[*Result]("tools/result")
 	// ChangedEvent fires after a tool is registered or removed (emit), for
@@ -154,15 +209,18 @@ type Registry struct {
 	ctx         *runtime.Context // dispatches pre-execute and result events
 	maxParallel int
 
-	mu    sync.RWMutex
-	byKey map[string]*entry
-	order []*entry // registration order
+	mu      sync.RWMutex
+	byKey   map[string]*entry
+	order   []*entry        // registration order
+	retired map[string]bool // removed and not registered again
 }
 
-// entry is one registered tool with its compiled argument schema.
+// entry is one registered tool with its compiled argument schema and, for
+// a Define tool whose schema is unchanged, its one-pass decoding.
 type entry struct {
 	Tool
-	args *schema.Schema
+	args   *schema.Schema
+	decode func(raw []byte) (any, error)
 }
 
 // New returns a registry whose events are dispatched on ctx. Hosts that do
@@ -172,6 +230,7 @@ func New(ctx *runtime.Context, cfg Config) *Registry {
 		ctx:         ctx,
 		maxParallel: positiveOr(cfg.MaxParallel, defaultMaxParallel),
 		byKey:       map[string]*entry{},
+		retired:     map[string]bool{},
 	}
 }
 
@@ -194,15 +253,16 @@ func (r *Registry) Register(ctx *runtime.Context, t Tool) error {
 	if len(params) == 0 {
 		params = emptyParameters
 	}
-	args := t.compiled
-	if args == nil || !bytes.Equal(args.JSON(), params) {
+	e := &entry{Tool: t}
+	if t.typed != nil && bytes.Equal(t.typed.schema.JSON(), params) {
+		e.args, e.decode = t.typed.schema, t.typed.decode
+	} else {
 		var err error
-		if args, err = schema.Compile(params); err != nil {
+		if e.args, err = schema.Compile(params); err != nil {
 			return fmt.Errorf("registry: tool %q: parameters: %w", t.Name, err)
 		}
 	}
-	t.Parameters = args.JSON()
-	e := &entry{Tool: t, args: args}
+	e.Parameters = e.args.JSON()
 	_, err := ctx.Effect(func() (func() error, error) {
 		if err := r.add(e); err != nil {
 			return nil, err
@@ -234,6 +294,7 @@ func (r *Registry) add(e *entry) error {
 	}
 	r.byKey[e.Name] = e
 	r.order = append(r.order, e)
+	delete(r.retired, e.Name)
 	return nil
 }
 
@@ -245,6 +306,7 @@ func (r *Registry) remove(e *entry) bool {
 		return false
 	}
 	delete(r.byKey, e.Name)
+	r.retired[e.Name] = true
 	if i := slices.Index(r.order, e); i >= 0 {
 		r.order = slices.Delete(r.order, i, i+1)
 	}
@@ -255,6 +317,14 @@ func (r *Registry) lookup(name string) *entry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.byKey[name]
+}
+
+// wasRegistered reports whether a tool named name was removed and has not
+// come back (yet: its plugin may be restarting).
+func (r *Registry) wasRegistered(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.retired[name]
 }
 
 // Definitions lists the tools in registration order.

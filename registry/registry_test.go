@@ -170,8 +170,14 @@ func TestRegisterScopedToFiber(t *testing.T) {
 	if got := names(r.Definitions()); got != "first,last" {
 		t.Fatalf("after dispose: %s", got)
 	}
-	if res := r.Execute(context.Background(), &Call{Tool: "mine"}); res.Error == nil || res.Error.Code != CodeUnknownTool {
+	// A tool that is gone (its plugin may be restarting) is unavailable, a
+	// name never registered unknown.
+	want := ErrorInfo{Message: "the mine tool is unavailable while its plugin stops or restarts; retry the call", Name: NameUnavailable, Code: CodeUnavailable}
+	if res := r.Execute(context.Background(), &Call{Tool: "mine"}); res.Error == nil || *res.Error != want || res.Text != "Error: "+want.Message {
 		t.Fatalf("disposed tool still runs: %+v", res)
+	}
+	if res := r.Execute(context.Background(), &Call{Tool: "never"}); res.Error == nil || res.Error.Code != CodeUnknownTool {
+		t.Fatalf("unknown tool: %+v", res)
 	}
 	// The names are free again: a new application registers them.
 	plugin(t, root, "tools", register)
@@ -363,9 +369,9 @@ func TestExecutePreExecute(t *testing.T) {
 	mustRegister(t, root, r, Tool{Name: "write", Execute: func(context.Context, *Call) (any, error) { ran++; return "written", nil }})
 	exec := func() *Result { return r.Execute(context.Background(), &Call{ID: "c", Tool: "write"}) }
 
-	var seen *Call
-	dispose, err := PreExecute.On(root, func(call *Call, next runtime.Next[Decision]) (Decision, error) {
-		seen = call
+	var seen *Request
+	dispose, err := PreExecute.On(root, func(req *Request, next runtime.Next[Decision]) (Decision, error) {
+		seen = req
 		return Decision{Deny: true, Reason: "writes are off in plan mode"}, nil
 	})
 	if err != nil {
@@ -376,12 +382,12 @@ func TestExecutePreExecute(t *testing.T) {
 	if res.Text != "Error: writes are off in plan mode" || !res.IsError || *res.Error != want || ran != 0 {
 		t.Fatalf("deny: %+v %+v ran=%d", res, res.Error, ran)
 	}
-	if seen == nil || seen.ID != "c" || string(seen.Args) != `{}` {
+	if seen == nil || seen.Call.ID != "c" || string(seen.Call.Args) != `{}` || seen.Context() == nil {
 		t.Fatalf("listener saw %+v", seen)
 	}
 	dispose()
 
-	dispose, _ = PreExecute.On(root, func(*Call, runtime.Next[Decision]) (Decision, error) {
+	dispose, _ = PreExecute.On(root, func(*Request, runtime.Next[Decision]) (Decision, error) {
 		return Decision{Deny: true}, nil
 	})
 	if res := exec(); res.Text != "Error: tool call denied" || res.Error.Code != CodeDenied || ran != 0 {
@@ -390,7 +396,7 @@ func TestExecutePreExecute(t *testing.T) {
 	dispose()
 
 	// A failing permission plugin fails closed.
-	dispose, _ = PreExecute.On(root, func(*Call, runtime.Next[Decision]) (Decision, error) {
+	dispose, _ = PreExecute.On(root, func(*Request, runtime.Next[Decision]) (Decision, error) {
 		return Decision{}, errors.New("policy store offline")
 	})
 	if res := exec(); !strings.HasPrefix(res.Text, "Error: permission check failed: ") || !strings.Contains(res.Text, "policy store offline") || res.Error.Code != CodeDenied || ran != 0 {
@@ -399,7 +405,7 @@ func TestExecutePreExecute(t *testing.T) {
 	dispose()
 
 	// So does a panicking one: the waterfall turns the panic into its error.
-	dispose, _ = PreExecute.On(root, func(*Call, runtime.Next[Decision]) (Decision, error) {
+	dispose, _ = PreExecute.On(root, func(*Request, runtime.Next[Decision]) (Decision, error) {
 		panic("rule table corrupt")
 	})
 	if res := exec(); !strings.HasPrefix(res.Text, "Error: permission check failed: ") || !strings.Contains(res.Text, "rule table corrupt") || res.Error.Code != CodeDenied || ran != 0 {
@@ -408,7 +414,7 @@ func TestExecutePreExecute(t *testing.T) {
 	dispose()
 
 	// A listener that defers to the rest of the chain allows the call.
-	dispose, _ = PreExecute.On(root, func(_ *Call, next runtime.Next[Decision]) (Decision, error) { return next() })
+	dispose, _ = PreExecute.On(root, func(_ *Request, next runtime.Next[Decision]) (Decision, error) { return next() })
 	if res := exec(); res.IsError || res.Text != "written" || ran != 1 {
 		t.Fatalf("allow: %+v", res)
 	}

@@ -1,19 +1,29 @@
 package toolfs
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/registry"
 )
 
-// decode mirrors the registry: arguments arrive as JSON into the struct.
+// decode mirrors the registry: arguments are validated against the schema
+// derived from A and decoded into it.
 func decode[A any](t *testing.T, raw string) A {
 	t.Helper()
+	s, err := schema.For(reflect.TypeFor[A](), schema.Options{Open: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Decoder(reflect.TypeFor[A]())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var a A
-	if err := json.Unmarshal([]byte(raw), &a); err != nil {
+	if err := d.Decode([]byte(raw), &a); err != nil {
 		t.Fatal(err)
 	}
 	return a

@@ -639,6 +639,37 @@ func TestSchemaViolations(t *testing.T) {
 	wantError(t, e.call(nil, "edit", args{"file_path": "a", "old_string": "a", "new_string": "b", "replace_all": "yes"}), `Error: invalid arguments: "replace_all" must be a boolean`, "INVALID_ARGS")
 }
 
+// Keys match exactly: a case variant of file_path is an undeclared key the
+// tools ignore, so a rule that reads file_path judges the file written. A
+// declared key given twice is refused before the tool runs.
+func TestArgumentKeysAreExact(t *testing.T) {
+	e := setup(t, options{})
+	r := e.tools.Execute(context.Background(), &registry.Call{ID: "1", Tool: "write",
+		Args: json.RawMessage(`{"file_path":"ok.txt","FILE_PATH":"../escaped.txt","Content":"wrong","content":"right"}`)})
+	wantText(t, r, "<path>"+e.path("ok.txt")+"</path>\n<type>file</type>\n<content>\nCreated file\n</content>")
+	if got := e.content(t, "ok.txt"); got != "right" {
+		t.Fatalf("ok.txt = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.dir), "escaped.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the case variant was written: %v", err)
+	}
+	for _, tc := range []struct{ tool, args, text string }{
+		{"write", `{"file_path":"a.txt","file_path":"../b.txt","content":"x"}`, `Error: invalid arguments: duplicate property "file_path"`},
+		{"edit", `{"file_path":"ok.txt","old_string":"right","new_string":"x","old_string":"r"}`, `Error: invalid arguments: duplicate property "old_string"`},
+		{"read", `{"File_Path":"ok.txt"}`, `Error: invalid arguments: missing required property "file_path"`},
+		{"list", `{"path":".","path":".."}`, `Error: invalid arguments: duplicate property "path"`},
+	} {
+		r := e.tools.Execute(context.Background(), &registry.Call{ID: "2", Tool: tc.tool, Args: json.RawMessage(tc.args)})
+		wantError(t, r, tc.text, registry.CodeInvalidArgs)
+	}
+	if _, err := os.Stat(e.path("a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a refused write ran: %v", err)
+	}
+	if got := e.content(t, "ok.txt"); got != "right" {
+		t.Fatalf("a refused edit ran: %q", got)
+	}
+}
+
 // R-131: a call whose context is already done never reaches the tool.
 func TestPreAbortedCall(t *testing.T) {
 	e := setup(t, options{})
@@ -783,5 +814,16 @@ func TestFollowsTheProvider(t *testing.T) {
 	}
 	if n := len(tools.Definitions()); n != 0 || strings.Contains(prompt.Assemble(), "read tool") {
 		t.Fatalf("after the provider left: %d tools, prompt %q", n, prompt.Assemble())
+	}
+	// Until a provider comes back, a call says so, and how to go on.
+	r = tools.Execute(context.Background(), &registry.Call{ID: "2", Tool: "read", Args: json.RawMessage(`{"file_path":"a.txt"}`)})
+	wantError(t, r, "Error: the read tool is unavailable while its plugin stops or restarts; retry the call", registry.CodeUnavailable)
+	runtimetest.Plug(t, root, fslocal.Plugin, fslocal.Config{Cwd: dir})
+	if err := f.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	r = tools.Execute(context.Background(), &registry.Call{ID: "3", Tool: "read", Args: json.RawMessage(`{"file_path":"a.txt"}`)})
+	if r.IsError {
+		t.Fatalf("read after the provider came back: %q", r.Text)
 	}
 }

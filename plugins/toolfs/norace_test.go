@@ -1,0 +1,5 @@
+//go:build !race
+
+package toolfs_test
+
+const raceEnabled = false
