@@ -57,10 +57,10 @@ type Session interface {
 // as the opaque actor of fs events. The registry sets empty Args to `{}`
 // before anything else sees the call.
 type Call struct {
-	ID      string
-	Tool    string
-	Args    json.RawMessage
-	Session Session // nil outside an agent
+	ID      string          `json:"id"`
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Session Session         `json:"session,omitempty"` // nil outside an agent
 
 	decoded decoded // set by the registry for a tool built with Define
 }

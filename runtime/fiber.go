@@ -34,15 +34,16 @@ func (s State) String() string {
 
 // StatusChange is emitted on StatusEvent for every fiber state change.
 type StatusChange struct {
-	Fiber    *Fiber
-	From, To State
+	Fiber *Fiber `json:"fiber"`
+	From  State  `json:"from"`
+	To    State  `json:"to"`
 }
 
 // ErrorReport is emitted on ErrorEvent when a plugin or listener fails.
 type ErrorReport struct {
-	Fiber *Fiber // the fiber whose code failed
-	Event string // the event being dispatched, "" for apply/teardown
-	Err   error
+	Fiber *Fiber `json:"fiber"`           // the fiber whose code failed
+	Event string `json:"event,omitempty"` // the event being dispatched, "" for apply/teardown
+	Err   error  `json:"err"`
 }
 
 var (
