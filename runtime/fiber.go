@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -24,6 +25,9 @@ const (
 )
 
 var stateNames = [...]string{"PENDING", "LOADING", "ACTIVE", "UNLOADING", "DISPOSED", "FAILED"}
+
+// MarshalText writes the state's name (PENDING, ACTIVE, ...).
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 func (s State) String() string {
 	if s >= 0 && int(s) < len(stateNames) {
@@ -205,6 +209,15 @@ func (f *Fiber) teardownAll() error {
 // Name returns the plugin's name, or for an anonymous plugin its nearest
 // named ancestor's, else "root".
 func (f *Fiber) Name() string { return f.name }
+
+// MarshalJSON describes the fiber in traces as its plugin name and id. Not
+// its state: an asynchronous observer would see a later one than the event's.
+func (f *Fiber) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name string `json:"name"`
+		ID   uint64 `json:"id"`
+	}{f.name, f.id})
+}
 
 // ID is unique within the root; the root fiber is 0.
 func (f *Fiber) ID() uint64 { return f.id }
