@@ -282,7 +282,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			b.Fatal(err)
 		}
 		lap()
-		res := applyEdit(unsafeString(data), edits[i%2])
+		res := applyEdit(unsafeString(data), edits[i%2], maxHeldText)
 		if res.Replacements != 1 {
 			b.Fatalf("%d matches", res.Replacements)
 		}
