@@ -23,18 +23,26 @@ import (
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 func reportPeakRSS(b *testing.B) {
+	if peak, ok := peakRSS(); ok {
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// peakRSS is the process's resident high-water mark in bytes (VmHWM).
+func peakRSS() (int64, bool) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return
+		return 0, false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if kb, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(kb, "kB")))
-			b.ReportMetric(float64(n)/1024, "peak-RSS-MiB")
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
+			return n << 10, err == nil
 		}
 	}
+	return 0, false
 }
 
 // textFile writes size bytes of 80-byte lines of UTF-8 text, repeating a
