@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,6 +235,7 @@ func benchEdit(b *testing.B, size int, crlf bool) {
 	b.ReportAllocs()
 	debug.FreeOSMemory() // the fixture's garbage is not the edit's
 	resetPeakRSS()
+	stops := stwStops()
 	i := 0
 	for b.Loop() {
 		out, err := f.EditText(context.Background(), tg, edits[i%2], &fs.EditIntent{Version: v})
@@ -242,6 +245,40 @@ func benchEdit(b *testing.B, size int, crlf bool) {
 		v, i = out.Version, i+1
 	}
 	reportPeakRSS(b)
+	b.ReportMetric(stwStops().maxSince(stops).Seconds()*1000, "max-stw-stop-ms")
+}
+
+// stwHistogram is the runtime's histogram of how long stopping the world
+// for the collector took: a long stop means a goroutine could not be
+// preempted, such as one in a large memmove.
+type stwHistogram struct{ *metrics.Float64Histogram }
+
+// stwStops reads the histogram so far.
+func stwStops() stwHistogram {
+	sample := []metrics.Sample{{Name: "/sched/pauses/stopping/gc:seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return stwHistogram{}
+	}
+	return stwHistogram{sample[0].Value.Float64Histogram()}
+}
+
+// maxSince is the upper bound of the highest bucket that grew since
+// before (0 if none did).
+func (h stwHistogram) maxSince(before stwHistogram) time.Duration {
+	if h.Float64Histogram == nil || before.Float64Histogram == nil {
+		return 0
+	}
+	for i := len(h.Counts) - 1; i >= 0; i-- {
+		if h.Counts[i] > before.Counts[i] {
+			upper := h.Buckets[i+1]
+			if math.IsInf(upper, 1) {
+				upper = h.Buckets[i]
+			}
+			return time.Duration(upper * float64(time.Second))
+		}
+	}
+	return 0
 }
 
 // editFixture is benchEdit's file: size bytes of text with "the one line
