@@ -186,3 +186,38 @@ func TestEditStreamsLongResult(t *testing.T) {
 		}
 	}
 }
+
+// A streamed edit cancelled at any of its checkpoints (one per chunk, and
+// the staging's) fails "edit aborted", leaving the file as it was and no
+// staging behind; past the last one it succeeds.
+func TestStreamEditAborts(t *testing.T) {
+	f, root := fixture(t)
+	path := filepath.Join(root, "a.txt")
+	const text = "one\r\ntwo\r\nthree\r\n"
+	tg := mustResolve(t, f, path)
+	aborted := 0
+	for at := int32(1); ; at++ {
+		write(t, path, text, 0o644)
+		_, err := f.editText(flipAt(at), tg, fs.EditRequest{Old: "two", New: "2"}, nil, streamAll(4))
+		if err == nil {
+			break
+		}
+		wantFsErr(t, err, fs.CodeAborted, "edit aborted")
+		aborted++
+		if b, _ := os.ReadFile(path); string(b) != text {
+			t.Fatalf("abort at check %d changed the file: %q", at, b)
+		}
+		if left := leftovers(t, root); len(left) != 0 {
+			t.Fatalf("abort at check %d left staging behind: %v", at, left)
+		}
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one\r\n2\r\nthree\r\n" {
+		t.Errorf("stored %q", b)
+	}
+	// Before reading (1), beside it before the mkdir and before staging (2),
+	// per chunk of 4 (5 for 17 bytes), per write (1: the result is one
+	// buffer), before the rename (1).
+	if aborted != 10 {
+		t.Errorf("%d checkpoints, want 10", aborted)
+	}
+}
