@@ -19,9 +19,9 @@ const eolSample = 4096
 // not), is regular, is at the guarded version; then it honours
 // cancellation, reads, rejects binary (a NUL anywhere) and invalid UTF-8,
 // and matches. The file keeps its BOM, its permission bits, and its
-// dominant line-ending style. A file above maxHeldText streams through
-// the edit (see streamEdit): the outcome is then Omitted, without Before
-// and After.
+// dominant line-ending style. A file above maxHeldText, or a replace_all
+// whose result would be, streams through the edit (see streamEdit): the
+// outcome is then Omitted, without Before and After.
 func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (*fs.EditOutcome, error) {
 	return f.editText(ctx, t, edit, intent, defaultEdit)
 }

@@ -27,7 +27,7 @@ const (
 
 // editConfig is where an edit stops holding the file and how it streams.
 type editConfig struct {
-	held  int64 // files above this many bytes stream
+	held  int64 // files, and replace_all results, above this many bytes stream
 	chunk int   // bytes read at a time when streaming
 }
 
