@@ -75,7 +75,7 @@ func len64(args ...string) (n int64) {
 // binary again), on a 1 GiB file, or for the worst edit still held in
 // memory on a CRLF file of exactly maxHeldText bytes, and the child's peak
 // RSS is checked. Under -race the race detector's shadow memory, which
-// grows with the heap, puts the held call above the bound: there only the
+// grows with the heap, puts the held calls above the bound: there only the
 // streamed calls are checked.
 func TestHugeFileMemory(t *testing.T) {
 	if name := os.Getenv(hugeChild); name != "" {
