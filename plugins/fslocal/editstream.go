@@ -82,9 +82,10 @@ func streamResult(ctx context.Context, path string, file *os.File, edit fs.EditR
 	out.put(head[:off])
 
 	old, repl := []byte(lf(edit.Old)), []byte(lf(edit.New))
-	// buf[:n] is LF-normalised text not yet written: what a match starting
-	// before it may still need (< len(old)), or an unvalidated rune start
-	// (< utf8.UTFMax), then a carried '\r', then one chunk.
+	// buf[:n] is LF-normalised text not yet written. Between chunks it is
+	// only what a match may still need (< len(old) bytes) or a rune start
+	// not yet validated (< utf8.UTFMax); a carried '\r' and one chunk
+	// follow it.
 	buf := make([]byte, max(len(old), utf8.UTFMax)+chunk)
 	n := 0
 	scan, written, valid := 0, 0, 0 // offsets in buf: search from, written up to, valid UTF-8 up to
