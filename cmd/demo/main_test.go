@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/registry"
 )
 
 func runDemoT(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -217,6 +221,20 @@ func TestTranscriptPieces(t *testing.T) {
 	}
 	tr.closeLine()
 	want := "  step 2 ∴ Thinking hard\n\n           more\n  step 2 ◀ Done.\n           Bye\n"
+	if b.String() != want {
+		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// A change whose texts the provider omitted (a file too large to hold)
+// says so instead of showing an empty or wrong diff.
+func TestTranscriptOmittedDiff(t *testing.T) {
+	var b strings.Builder
+	tr := newTranscript(&b, "/w")
+	tr.result(&registry.Result{Value: &toolfs.EditResult{Path: "/w/big.txt", Omitted: true}})
+	tr.result(&registry.Result{Value: &toolfs.WriteResult{Path: "/w/big.txt", Operation: fs.OpUpdate, After: "x\n", Omitted: true}})
+	want := indent + "✓ edited big.txt\n" + indent + "  (file too large to diff)\n" +
+		indent + "✓ update big.txt\n" + indent + "  (file too large to diff)\n"
 	if b.String() != want {
 		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
 	}

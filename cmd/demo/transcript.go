@@ -146,16 +146,21 @@ func (t *transcript) result(r *registry.Result) {
 		if v.Before != nil {
 			before = *v.Before
 		}
-		t.diff(v.Path, before, v.After)
+		t.diff(v.Path, before, v.After, v.Omitted)
 	case *toolfs.EditResult:
 		fmt.Fprintf(t.w, "%s✓ edited %s\n", indent, t.rel(v.Path))
-		t.diff(v.Path, v.Before, v.After)
+		t.diff(v.Path, v.Before, v.After, v.Omitted)
 	default:
 		fmt.Fprintf(t.w, "%s✓ %s\n", indent, clip(firstLine(r.Text), 100))
 	}
 }
 
-func (t *transcript) diff(path, before, after string) {
+// diff prints the change, or a note when the provider omitted the texts.
+func (t *transcript) diff(path, before, after string, omitted bool) {
+	if omitted {
+		fmt.Fprintf(t.w, "%s  (file too large to diff)\n", indent)
+		return
+	}
 	d := unifiedDiff(t.rel(path), before, after, 3)
 	for _, line := range strings.SplitAfter(d, "\n") {
 		if line != "" {

@@ -183,7 +183,8 @@ type EditOutcome struct {
 	Replacements  int
 	Version       Version
 	// Omitted reports that the file was larger than the provider holds in
-	// memory: the edit streamed, and Before and After are empty.
+	// memory: the edit streamed, Before and After are empty, and
+	// Replacements is still exact.
 	Omitted bool
 }
 

@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,18 +26,26 @@ import (
 func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
 func reportPeakRSS(b *testing.B) {
+	if peak, ok := peakRSS(); ok {
+		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// peakRSS is the process's resident high-water mark in bytes (VmHWM).
+func peakRSS() (int64, bool) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return
+		return 0, false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if kb, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(kb, "kB")))
-			b.ReportMetric(float64(n)/1024, "peak-RSS-MiB")
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
+			return n << 10, err == nil
 		}
 	}
+	return 0, false
 }
 
 // textFile writes size bytes of 80-byte lines of UTF-8 text, repeating a
@@ -201,34 +212,86 @@ func BenchmarkListDir(b *testing.B) {
 // with CRLF line endings (the result is stored converted back to CRLF).
 func BenchmarkEdit10MiB(b *testing.B) {
 	for _, eol := range []string{"lf", "crlf"} {
-		b.Run(eol, func(b *testing.B) {
-			f, tg, v := editFixture(b, eol == "crlf")
-			edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
-			b.SetBytes(10 << 20)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				out, err := f.EditText(context.Background(), tg, edits[i%2], &fs.EditIntent{Version: v})
-				if err != nil {
-					b.Fatal(err)
-				}
-				v, i = out.Version, i+1
-			}
-		})
+		b.Run(eol, func(b *testing.B) { benchEdit(b, 10<<20, eol == "crlf") })
 	}
 }
 
-// editFixture is BenchmarkEdit10MiB's file: 10 MiB of text with "the one
-// line we edit" in the middle, with CRLF line endings when crlf.
-func editFixture(b *testing.B, crlf bool) (*FS, fs.Target, fs.Version) {
+// BenchmarkEdit100MiB is BenchmarkEdit10MiB on a file too large to hold,
+// which streams; peak-RSS-MiB shows that the file is not held. It runs
+// only with GORDIS_BIG_BENCH=1.
+func BenchmarkEdit100MiB(b *testing.B) {
+	if os.Getenv("GORDIS_BIG_BENCH") != "1" {
+		b.Skip("set GORDIS_BIG_BENCH=1 to write a 100 MiB file")
+	}
+	for _, eol := range []string{"lf", "crlf"} {
+		b.Run(eol, func(b *testing.B) { benchEdit(b, 100<<20, eol == "crlf") })
+	}
+}
+
+func benchEdit(b *testing.B, size int, crlf bool) {
+	f, tg, v := editFixture(b, size, crlf)
+	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	debug.FreeOSMemory() // the fixture's garbage is not the edit's
+	resetPeakRSS()
+	stops := stwStops()
+	i := 0
+	for b.Loop() {
+		out, err := f.EditText(context.Background(), tg, edits[i%2], &fs.EditIntent{Version: v})
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, i = out.Version, i+1
+	}
+	reportPeakRSS(b)
+	b.ReportMetric(stwStops().maxSince(stops).Seconds()*1000, "max-stw-stop-ms")
+}
+
+// stwHistogram is the runtime's histogram of how long stopping the world
+// for the collector took: a long stop means a goroutine could not be
+// preempted, such as one in a large memmove.
+type stwHistogram struct{ *metrics.Float64Histogram }
+
+// stwStops reads the histogram so far.
+func stwStops() stwHistogram {
+	sample := []metrics.Sample{{Name: "/sched/pauses/stopping/gc:seconds"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return stwHistogram{}
+	}
+	return stwHistogram{sample[0].Value.Float64Histogram()}
+}
+
+// maxSince is the upper bound of the highest bucket that grew since
+// before (0 if none did).
+func (h stwHistogram) maxSince(before stwHistogram) time.Duration {
+	if h.Float64Histogram == nil || before.Float64Histogram == nil {
+		return 0
+	}
+	for i := len(h.Counts) - 1; i >= 0; i-- {
+		if h.Counts[i] > before.Counts[i] {
+			upper := h.Buckets[i+1]
+			if math.IsInf(upper, 1) {
+				upper = h.Buckets[i]
+			}
+			return time.Duration(upper * float64(time.Second))
+		}
+	}
+	return 0
+}
+
+// editFixture is benchEdit's file: size bytes of text with "the one line
+// we edit" in the middle, with CRLF line endings when crlf.
+func editFixture(b *testing.B, size int, crlf bool) (*FS, fs.Target, fs.Version) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "a.txt")
-	textFile(b, path, 10<<20, 16)
+	textFile(b, path, size, 16)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	half := len(data) / 2 // on a line boundary: lines are 80 bytes
+	half := len(data) / 2 / 80 * 80 // on a line boundary: lines are 80 bytes
 	marked := string(data[:half]) + "the one line we edit\n" + string(data[half:])
 	if crlf {
 		marked = strings.ReplaceAll(marked, "\n", "\r\n")
@@ -254,7 +317,7 @@ func editFixture(b *testing.B, crlf bool) (*FS, fs.Target, fs.Version) {
 // close, rename, fsync of the directory) and cleanup (staging removal,
 // post-stat).
 func BenchmarkEditSteps(b *testing.B) {
-	_, tg, _ := editFixture(b, false)
+	_, tg, _ := editFixture(b, 10<<20, false)
 	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
 	names := []string{"read", "check", "match", "stage", "write", "join", "commit", "cleanup"}
 	spent := make([]time.Duration, len(names))
@@ -282,7 +345,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			b.Fatal(err)
 		}
 		lap()
-		res := applyEdit(unsafeString(data), edits[i%2])
+		res := applyEdit(unsafeString(data), edits[i%2], maxHeldText)
 		if res.Replacements != 1 {
 			b.Fatalf("%d matches", res.Replacements)
 		}

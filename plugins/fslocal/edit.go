@@ -19,8 +19,14 @@ const eolSample = 4096
 // not), is regular, is at the guarded version; then it honours
 // cancellation, reads, rejects binary (a NUL anywhere) and invalid UTF-8,
 // and matches. The file keeps its BOM, its permission bits, and its
-// dominant line-ending style.
+// dominant line-ending style. A file above maxHeldText, or a replace_all
+// whose result would be, streams through the edit (see streamEdit): the
+// outcome is then Omitted, without Before and After.
 func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (*fs.EditOutcome, error) {
+	return f.editText(ctx, t, edit, intent, defaultEdit)
+}
+
+func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent, cfg editConfig) (*fs.EditOutcome, error) {
 	if err := f.locks.lock(ctx, t.Key); err != nil {
 		return nil, fs.Aborted("edit", err)
 	}
@@ -57,9 +63,12 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		file.Close()
 		return nil, stale("edit", t.Path)
 	}
+	if fst.Size > cfg.held {
+		return streamEdit(ctx, t, file, st.Mode&0o777, edit, staged, cfg.chunk)
+	}
 	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
-	file.Close()
 	if err != nil {
+		file.Close()
 		return nil, err
 	}
 	// The text checks and the match only read data and do not depend on
@@ -71,17 +80,19 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if bytes.HasPrefix(text, bom) {
 		prefix, text = string(bom), text[len(bom):]
 	}
-	res := applyEdit(unsafeString(text), edit)
+	res := applyEdit(unsafeString(text), edit, int(cfg.held))
 	if err := <-checked; err != nil {
+		file.Close()
 		return nil, err
 	}
-	switch {
-	case res.Replacements == 0:
-		return nil, fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, t.Path)
-	case res.Replacements > 1 && !edit.ReplaceAll:
-		return nil, fs.Errorf(fs.CodeAmbiguousEdit,
-			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
-			res.Replacements, t.Path)
+	if res.TooLarge {
+		// A replace_all that lengthens its matches: the result is built
+		// from the file, as for a large file.
+		return streamEdit(ctx, t, file, st.Mode&0o777, edit, staged, cfg.chunk)
+	}
+	file.Close()
+	if err := matchError(t.Path, res.Replacements, edit.ReplaceAll); err != nil {
+		return nil, err
 	}
 	s, err := staged.wait()
 	if err != nil {
@@ -95,6 +106,19 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: postVersion(t)}, nil
+}
+
+// matchError is the failure of an edit that matched n times, if any.
+func matchError(path string, n int, replaceAll bool) *fs.Error {
+	switch {
+	case n == 0:
+		return fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, path)
+	case n > 1 && !replaceAll:
+		return fs.Errorf(fs.CodeAmbiguousEdit,
+			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
+			n, path)
+	}
+	return nil
 }
 
 // checkText rejects data that is not text: a NUL anywhere (binary wins),
@@ -114,19 +138,24 @@ func checkText(verb, path string, data []byte) *fs.Error {
 // memory: they are written as they are, and joined only while the disk
 // writes. CRLF tells the style the result is stored in. Replacements is the
 // number of non-overlapping matches; when it is 0, or above 1 without
-// ReplaceAll, nothing was replaced and After is nil.
+// ReplaceAll, nothing was replaced and After is nil. TooLarge reports a
+// replace_all whose result would be longer than the limit applyEdit was
+// given: it was counted, not built, and After is nil.
 type editResult struct {
 	Before       string
 	After        []string
 	CRLF         bool
 	Replacements int
+	TooLarge     bool
 }
 
 func (r *editResult) after() string { return strings.Join(r.After, "") }
 
 // applyEdit matches and replaces on CRLF-normalised text (file, old and new
-// alike); the whole result is stored in the text's dominant style.
-func applyEdit(text string, edit fs.EditRequest) editResult {
+// alike); the whole result is stored in the text's dominant style. A
+// replace_all that lengthens its matches builds a result of at most limit
+// bytes.
+func applyEdit(text string, edit fs.EditRequest, limit int) editResult {
 	res := editResult{Before: lf(text)}
 	old, repl := lf(edit.Old), lf(edit.New)
 	if old == "" {
@@ -134,6 +163,10 @@ func applyEdit(text string, edit fs.EditRequest) editResult {
 	}
 	if edit.ReplaceAll {
 		if res.Replacements = strings.Count(res.Before, old); res.Replacements == 0 {
+			return res
+		}
+		if len(res.Before)+res.Replacements*(len(repl)-len(old)) > limit {
+			res.TooLarge = true
 			return res
 		}
 		res.After = []string{strings.ReplaceAll(res.Before, old, repl)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func FuzzApplyEdit(f *testing.F) {
 	f.Add("\r\n\r\n\r\nx\n", "x", "\n\n", false, uint8(0))
 	f.Add(strings.Repeat("😀", 2047)+"\r\n\n\r\n", "😀", "", true, uint8(3))
 	f.Fuzz(func(t *testing.T, text, old, repl string, all bool, chunk uint8) {
-		res := applyEdit(text, fs.EditRequest{Old: old, New: repl, ReplaceAll: all})
+		res := applyEdit(text, fs.EditRequest{Old: old, New: repl, ReplaceAll: all}, math.MaxInt)
 		norm := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 		before, o, n := norm(text), norm(old), norm(repl)
 		if res.Before != before {

@@ -33,7 +33,8 @@ var (
 // not a regular file, then the intent (CreateIfAbsent on an existing file,
 // ReplaceIfVersion on a missing or changed one). Replacing a file reads its
 // prior text for Before (a read: "read aborted" if cancelled there); Before
-// is nil when that text is not UTF-8 or has a NUL, and the write goes on.
+// is nil when that text is not UTF-8 or has a NUL, and the write goes on;
+// above maxHeldText it is not read and the outcome is Omitted.
 // The prior file is opened first and read while the disk writes the new
 // content.
 func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent *fs.WriteIntent) (*fs.WriteOutcome, error) {
@@ -96,7 +97,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 	// While the disk writes:
 	out.After = lf(content)
 	if prior != nil {
-		if out.Before, err = priorText(ctx, t.Path, prior, priorSize); err != nil {
+		if out.Before, out.Omitted, err = priorText(ctx, t.Path, prior, priorSize); err != nil {
 			return nil, err
 		}
 	}
@@ -109,20 +110,24 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 
 // priorText reads and closes file, the file a write replaces, for
 // WriteOutcome.Before: nil when it is not text (a NUL anywhere, or invalid
-// UTF-8). It is closed before the rename, so that the rename's hold on it
-// is the last reference (see staging.commit).
-func priorText(ctx context.Context, path string, file *os.File, size int64) (*string, error) {
+// UTF-8), and not read at all, omitted, when it is above maxHeldText. It
+// is closed before the rename, so that the rename's hold on it is the last
+// reference (see staging.commit).
+func priorText(ctx context.Context, path string, file *os.File, size int64) (text *string, omitted bool, err error) {
 	defer file.Close()
+	if size > maxHeldText {
+		return nil, true, nil
+	}
 	data, err := readAll(ctx, "read", path, file, size)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	data = bytes.TrimPrefix(data, bom)
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		return nil, nil
+		return nil, false, nil
 	}
-	text := lf(unsafeString(data))
-	return &text, nil
+	before := lf(unsafeString(data))
+	return &before, false, nil
 }
 
 // lf normalises CRLF to LF (a lone CR stays). It is strings.ReplaceAll in

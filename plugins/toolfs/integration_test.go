@@ -551,6 +551,32 @@ func TestBareProvider(t *testing.T) {
 	}
 }
 
+// A file too large for the provider to hold (20 MiB against fslocal's
+// 12 MiB) is edited and replaced with the same texts; the values have no
+// texts to diff and say so.
+func TestMutateLargeFile(t *testing.T) {
+	e := setup(t, options{policy: true})
+	s := newSession(e.dir)
+	p := e.path("big.txt")
+	line := strings.Repeat("x", 79) + "\n"
+	body := strings.Repeat(line, 10<<20/len(line))
+	e.write(t, "big.txt", body+"the one line\n"+body)
+	e.call(s, "read", args{"file_path": "big.txt", "limit": 1})
+	r := e.call(s, "edit", args{"file_path": "big.txt", "old_string": "one", "new_string": "edited"})
+	wantText(t, r, "The file "+p+" has been updated successfully.")
+	if b, _ := json.Marshal(r.Value); string(b) != `{"path":"`+p+`","before":"","after":"","omitted":true}` {
+		t.Errorf("edit value %s", b)
+	}
+	if got := e.content(t, "big.txt"); got != body+"the edited line\n"+body {
+		t.Errorf("edited file of %d bytes", len(got))
+	}
+	r = e.call(s, "write", args{"file_path": "big.txt", "content": "small\n"})
+	wantText(t, r, writeEnvelope(p, "Updated file"))
+	if b, _ := json.Marshal(r.Value); string(b) != `{"path":"`+p+`","operation":"update","before":null,"after":"small\n","omitted":true}` {
+		t.Errorf("write value %s", b)
+	}
+}
+
 // R-014, R-128: two concurrent same-session edits at one observed version:
 // exactly one succeeds, the other is stale.
 func TestConcurrentEdits(t *testing.T) {

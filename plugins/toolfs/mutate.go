@@ -8,12 +8,16 @@ import (
 )
 
 // WriteResult is the canonical value of a write call. Before is nil on
-// create, or when the replaced file was not text; both texts are LF-normalised.
+// create, or when the replaced file was not text or too large to hold
+// (Omitted); both texts are LF-normalised.
 type WriteResult struct {
 	Path      string       `json:"path"`
 	Operation fs.Operation `json:"operation"`
 	Before    *string      `json:"before"`
 	After     string       `json:"after"`
+	// Omitted reports that the provider did not hold the replaced file, so
+	// there is no diff to show although the file existed.
+	Omitted bool `json:"omitted,omitempty"`
 }
 
 // EditResult is the canonical value of an edit call, LF-normalised.
@@ -21,6 +25,9 @@ type EditResult struct {
 	Path   string `json:"path"`
 	Before string `json:"before"`
 	After  string `json:"after"`
+	// Omitted reports that the file was too large for the provider to hold:
+	// Before and After are empty and there is no diff to show.
+	Omitted bool `json:"omitted,omitempty"`
 
 	replaceAll bool // chooses the acknowledgement's wording
 }
@@ -64,7 +71,7 @@ func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs
 	if err := t.observed(call, target, out.Version); err != nil {
 		return nil, err
 	}
-	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After}, nil
+	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After, Omitted: out.Omitted}, nil
 }
 
 // edit is write's twin over EditText.
@@ -88,5 +95,5 @@ func (t *toolset) edit(ctx context.Context, call *registry.Call, args editArgs) 
 	if err := t.observed(call, target, out.Version); err != nil {
 		return nil, err
 	}
-	return &EditResult{Path: target.Path, Before: out.Before, After: out.After, replaceAll: args.ReplaceAll}, nil
+	return &EditResult{Path: target.Path, Before: out.Before, After: out.After, Omitted: out.Omitted, replaceAll: args.ReplaceAll}, nil
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package fslocal
+
+const raceEnabled = true
