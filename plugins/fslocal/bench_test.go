@@ -254,7 +254,7 @@ func editFixture(b *testing.B, crlf bool) (*FS, fs.Target, fs.Version) {
 // close, rename, fsync of the directory) and cleanup (staging removal,
 // post-stat).
 func BenchmarkEditSteps(b *testing.B) {
-	_, tg, _ := editFixture(b, false)
+	f, tg, _ := editFixture(b, false)
 	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
 	names := []string{"read", "check", "match", "stage", "write", "join", "commit", "cleanup"}
 	spent := make([]time.Duration, len(names))
@@ -268,7 +268,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			spent[step] += now.Sub(t0)
 			step, t0 = step+1, now
 		}
-		file, st, err := openRegular("edit", tg)
+		file, st, err := f.openRegular("edit", tg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -287,7 +287,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			b.Fatalf("%d matches", res.Replacements)
 		}
 		lap()
-		s, err := stage(ctx, "edit", tg)
+		s, err := f.stage(ctx, "edit", tg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -298,12 +298,12 @@ func BenchmarkEditSteps(b *testing.B) {
 		lap()
 		_ = res.after()
 		lap()
-		if err := s.commit(ctx, tg, st.Mode&0o777); err != nil {
+		if err := s.commit(ctx, tg, permOf(st)); err != nil {
 			b.Fatal(err)
 		}
 		lap()
 		s.discard()
-		postVersion(tg)
+		f.postVersion(tg)
 		lap()
 		i++
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -26,14 +25,14 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	}
 	defer f.locks.unlock(t.Key)
 
-	var st syscall.Stat_t
-	if err := stat(t.Key, &st); err != nil {
+	var st fileStat
+	if err := f.stat(t, &st); err != nil {
 		if isAbsent(err) {
 			return nil, stale("edit", t.Path)
 		}
 		return nil, osError("edit", t.Path, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if !isRegular(&st) {
 		return nil, notRegular("edit", t.Path)
 	}
 	if intent != nil && versionOf(&st) != intent.Version {
@@ -44,9 +43,9 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	}
 	// The staging directory is made while the file is read and checked;
 	// an edit that fails before its write removes it unused.
-	staged := stageAsync(ctx, "edit", t)
+	staged := f.stageAsync(ctx, "edit", t)
 	defer staged.discard()
-	file, fst, err := openRegular("edit", t)
+	file, fst, err := f.openRegular("edit", t)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +90,10 @@ func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	after := res.after() // while the disk writes
-	if err := s.commit(ctx, t, st.Mode&0o777); err != nil {
+	if err := s.commit(ctx, t, permOf(&st)); err != nil {
 		return nil, err
 	}
-	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: postVersion(t)}, nil
+	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: f.postVersion(t)}, nil
 }
 
 // checkText rejects data that is not text: a NUL anywhere (binary wins),
