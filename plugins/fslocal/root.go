@@ -165,9 +165,14 @@ func (r *root) stat(name string, st *fileStat) error {
 	if r.dir == nil {
 		return statPath(name, st)
 	}
+	return r.refuse(r.statBeneath(name, st))
+}
+
+// statRoot is statBeneath by os.Root: a walk in user space.
+func (r *root) statRoot(name string, st *fileStat) error {
 	fi, err := r.dir.Stat(name)
 	if err != nil {
-		return r.refuse(err)
+		return err
 	}
 	fillStat(fi, st)
 	return nil
@@ -189,7 +194,7 @@ func (r *root) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	if r.dir == nil {
 		return os.OpenFile(name, flag, perm)
 	}
-	file, err := r.dir.OpenFile(name, flag, perm)
+	file, err := r.openBeneath(name, flag, perm)
 	return file, r.refuse(err)
 }
 
