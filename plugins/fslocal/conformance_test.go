@@ -14,7 +14,9 @@ func TestConformance(t *testing.T) {
 // TestConformanceConfined runs the kit against the provider confined to
 // the fixture's directory: everything the kit does stays inside it.
 func TestConformanceConfined(t *testing.T) {
-	fstest.TestFileSystem(t, func(t *testing.T, root string) fs.FileSystem { return confined(t, Config{Cwd: root}) })
+	newFS := func(t *testing.T, root string) fs.FileSystem { return confined(t, Config{Cwd: root}) }
+	fstest.TestFileSystem(t, newFS)
+	fstest.TestConfinement(t, newFS)
 }
 
 // confined opens a confined provider for the test and closes it after.
