@@ -1,11 +1,15 @@
 // Package fslocal is the host filesystem provider: it implements the fs seam
-// (fs.FileSystem and fs.TextSeeker) on the local POSIX filesystem.
+// (fs.FileSystem and fs.TextSeeker) on the local filesystem (Linux, macOS,
+// Windows).
 //
-// The core, [New], needs no runtime; [Plugin] provides it as the "fs"
-// service. Paths are displayed lexically (the spelling the caller used, made
-// absolute and cleaned) and identified by their realpath ([fs.Target.Key]), so
-// every alias of a file shares one version, one lock and one observation.
-// All I/O goes through the key. See docs/filesystem.md for the full contract.
+// The core, [Open] (confined) or [New] (unconfined), needs no runtime;
+// [Plugin] provides it as the "fs" service. Paths are displayed lexically
+// (the spelling the caller used, made absolute and cleaned) and identified
+// by their realpath ([fs.Target.Key]), so every alias of a file shares one
+// version, one lock and one observation. All I/O goes through the key; a
+// confined provider names it relative to a handle on the root that holds
+// it, so nothing it does can leave its roots. See docs/filesystem.md for the
+// full contract.
 package fslocal
 
 import (

@@ -15,7 +15,9 @@ import (
 // order. Each child is typed by a stat that follows symlinks: a broken link,
 // a socket, a FIFO or a device is "other", and a link to a directory is a
 // directory. A child that fails to stat for any other reason (a symlink
-// loop, EACCES) fails the whole listing. File contents are never read.
+// loop, EACCES) fails the whole listing; a link that leaves the root is
+// "other", with nothing of its target reported. File contents are never
+// read.
 func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
