@@ -71,7 +71,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 				e.Target.Key, childName = real, r.file(rel)
 			case ctx.Err() != nil:
 				return nil, fs.Aborted("list", ctx.Err())
-			case isEscape(err):
+			case r.isEscape(err):
 				// A link out of the root: its target is nothing the
 				// provider may report on.
 				entries[i] = e

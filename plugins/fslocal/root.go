@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -26,6 +25,10 @@ type root struct {
 	workspace bool     // the provider's cwd (messages say "the workspace")
 	dir       *os.Root // nil for the host root
 	walk      walker   // the platform's handle for resolution
+	// escape is the error dir reports for a name that leaves it. Package
+	// os does not export it; openRoot provokes it with a name that escapes
+	// lexically (no I/O is done for it).
+	escape error
 }
 
 // openRoot opens the directory at name (absolute and clean) as a root.
@@ -43,7 +46,7 @@ func openRoot(name string, readOnly, workspace bool) (*root, error) {
 		dir.Close()
 		return nil, err
 	}
-	escapes.once.Do(func() { _, escapes.err = dir.Lstat("..") })
+	_, r.escape = dir.Lstat("..")
 	return r, nil
 }
 
@@ -55,20 +58,12 @@ func (r *root) close() error {
 	return err
 }
 
-// escapes holds the error os.Root reports for a name that leaves it. The
-// package does not export it; it is provoked once, on the first root
-// opened, by a name that escapes lexically (no I/O is done for it).
-var escapes struct {
-	once sync.Once
-	err  error
-}
-
-// isEscape reports a name refused by a root because it leaves it: by a
+// isEscape reports a name refused because it leaves the root: by a
 // symlink, or a directory replaced by one after the name was resolved.
-func isEscape(err error) bool {
+func (r *root) isEscape(err error) bool {
 	var pe *os.PathError
 	return errors.Is(err, errWalkEscape) ||
-		errors.As(err, &pe) && escapes.err != nil && errors.Is(escapes.err, pe.Err)
+		r.escape != nil && errors.As(err, &pe) && errors.Is(r.escape, pe.Err)
 }
 
 // refusal is an operation a root refused: its name leaves the root, or it
@@ -83,7 +78,7 @@ func (e *refusal) Unwrap() error { return e.err }
 
 // refuse marks err as the root's refusal when it says a name left the root.
 func (r *root) refuse(err error) error {
-	if err != nil && isEscape(err) {
+	if err != nil && r.isEscape(err) {
 		return &refusal{r, err}
 	}
 	return err
