@@ -50,7 +50,8 @@ var errNoOpenat2 = &os.SyscallError{Syscall: "openat2", Err: unix.ENOSYS}
 func (r *root) openat2(name string, flag int, perm os.FileMode) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: beneath}
 	for {
-		fd, err := unix.Openat2(r.walk.fd, name, &how)
+		fd, err := unix.Openat2(r.walk.(fdWalker).fd, name, &how) // a confined root's
+
 		switch err {
 		case nil:
 			return fd, nil

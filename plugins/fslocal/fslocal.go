@@ -161,7 +161,8 @@ type resolved struct {
 // root is a refusal naming the workspace.
 func (f *FS) rootOf(display string) (*root, string, error) {
 	if f.roots == nil {
-		return hostRootOf(display)
+		r, rel := hostRootOf(display)
+		return r, rel, nil
 	}
 	best, bestRel := (*root)(nil), ""
 	for _, r := range f.roots {
@@ -179,8 +180,8 @@ func (f *FS) rootOf(display string) (*root, string, error) {
 // that root's operations; write asks for a root that allows writing.
 func (f *FS) locate(t fs.Target, write bool) (*root, string, error) {
 	if f.roots == nil {
-		r, _, err := hostRootOf(t.Key)
-		return r, t.Key, err
+		r, _ := hostRootOf(t.Key)
+		return r, t.Key, nil
 	}
 	for _, r := range f.roots {
 		if rel, ok := under(t.Key, r.path); ok {
