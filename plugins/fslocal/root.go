@@ -257,10 +257,11 @@ const ctxEvery = 32
 // it does not exist, the key is the real path of its nearest existing
 // ancestor joined with the missing rest, so a file's key is the same before
 // and after it is created; a dangling symlink is "missing", its key the link
-// itself. Each component costs one lstat (and one open when it is a
-// directory), relative to a handle on its parent: the walk is linear in the
-// path's length. A symlink that leads out of the root is errWalkEscape
-// (the host root has no outside: ".." stops at its top, as in the kernel).
+// itself. Each component costs one lookup: on a confined root an lstat
+// (and an open when it is a directory) relative to a handle on its parent,
+// so the walk is linear in the path's length; on the host root an lstat by
+// absolute name. A symlink that leads out of the root is errWalkEscape (the
+// host root has no outside: ".." stops at its top, as in the kernel).
 func (r *root) realKey(ctx context.Context, rel string) (string, error) {
 	var (
 		resolved []string // the real components below the root so far
