@@ -49,9 +49,14 @@ var errNoOpenat2 = &os.SyscallError{Syscall: "openat2", Err: unix.ENOSYS}
 
 func (r *root) openat2(name string, flag int, perm os.FileMode) (int, error) {
 	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: beneath}
+	w := r.walk.(*fdWalker) // a confined root's
+	dir, ok := w.acquire()
+	if !ok {
+		return -1, &os.PathError{Op: "openat2", Path: name, Err: os.ErrClosed}
+	}
+	defer w.release()
 	for {
-		fd, err := unix.Openat2(r.walk.(fdWalker).fd, name, &how) // a confined root's
-
+		fd, err := unix.Openat2(dir, name, &how)
 		switch err {
 		case nil:
 			return fd, nil

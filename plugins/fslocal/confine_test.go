@@ -296,3 +296,30 @@ func TestRootEscapeIsRecognised(t *testing.T) {
 		t.Errorf("a missing name is taken for an escape: %v", err)
 	}
 }
+
+// A closed provider refuses to work: its root handles are gone, and no
+// call may run on a descriptor number reused since.
+func TestClosedProvider(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	f, err := Open(Config{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := mustResolve(t, f, "a.txt")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadText(context.Background(), tg); fs.CodeOf(err) != fs.CodeIO {
+		t.Errorf("ReadText after Close = %v, want FS_IO_ERROR", err)
+	}
+	if _, err := f.Resolve(context.Background(), "a.txt", ""); fs.CodeOf(err) != fs.CodeIO {
+		t.Errorf("Resolve after Close = %v, want FS_IO_ERROR", err)
+	}
+	if _, err := f.WriteText(context.Background(), tg, "b", nil); fs.CodeOf(err) != fs.CodeIO {
+		t.Errorf("WriteText after Close = %v, want FS_IO_ERROR", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a" {
+		t.Errorf("a.txt = %q after a write on a closed provider", got)
+	}
+}

@@ -4,31 +4,77 @@ package fslocal
 
 import (
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 // fdWalker resolves names below a confined root by descriptors: each step
 // is an lstat and an open relative to the directory reached so far, so a
-// step costs the same at any depth.
-type fdWalker struct{ fd int }
+// step costs the same at any depth. The root's descriptor is counted while
+// a walk or an openat2 uses it, so closing the provider never lets them
+// run on a descriptor number the process has reused for another file.
+type fdWalker struct {
+	mu     sync.Mutex
+	fd     int
+	refs   int
+	closed bool
+}
 
 func openWalker(r *root) (walker, error) {
 	fd, err := retry(func() (int, error) { return unix.Open(r.path, dirOpenFlags, 0) })
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: r.path, Err: err}
 	}
-	return fdWalker{fd: fd}, nil
+	return &fdWalker{fd: fd}, nil
 }
 
-func (w fdWalker) close() error { return unix.Close(w.fd) }
+func (w *fdWalker) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.refs == 0 {
+		return unix.Close(w.fd)
+	}
+	return nil
+}
 
-func (w fdWalker) top() cursor { return fdCursor{fd: w.fd} }
+// top holds the root's descriptor until the cursor is closed; once the
+// walker is closed its cursor's calls fail with EBADF.
+func (w *fdWalker) top() cursor {
+	fd, ok := w.acquire()
+	if !ok {
+		return fdCursor{fd: -1}
+	}
+	return fdCursor{fd: fd, top: w}
+}
+
+// acquire holds the root's descriptor until release; false once closed.
+func (w *fdWalker) acquire() (int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return -1, false
+	}
+	w.refs++
+	return w.fd, true
+}
+
+func (w *fdWalker) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.refs--; w.refs == 0 && w.closed {
+		unix.Close(w.fd)
+	}
+}
 
 // reopen walks from the top to the real directory names, refusing symlinks
 // on the way (they were not there when the names were resolved).
-func (w fdWalker) reopen(names []string) (cursor, error) {
-	var c cursor = w.top()
+func (w *fdWalker) reopen(names []string) (cursor, error) {
+	c := w.top()
 	for _, name := range names {
 		next, err := c.enter(name)
 		c.close()
@@ -40,14 +86,18 @@ func (w fdWalker) reopen(names []string) (cursor, error) {
 	return c, nil
 }
 
-// fdCursor is a directory reached by a walk; own says it is not the top.
+// fdCursor is a directory reached by a walk: its own descriptor, or the
+// root's (top is then the walker that lent it).
 type fdCursor struct {
 	fd  int
-	own bool
+	top *fdWalker
 }
 
 func (c fdCursor) close() {
-	if c.own {
+	switch {
+	case c.top != nil:
+		c.top.release()
+	case c.fd >= 0:
 		unix.Close(c.fd)
 	}
 }
@@ -85,7 +135,7 @@ func (c fdCursor) enter(name string) (cursor, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
-	return fdCursor{fd: fd, own: true}, nil
+	return fdCursor{fd: fd}, nil
 }
 
 // retry repeats a system call interrupted by a signal, as package os does.
