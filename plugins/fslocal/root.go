@@ -89,12 +89,19 @@ func (r *root) refuse(err error) error {
 // to the root ("." for the root itself).
 func (r *root) contains(path string) (string, bool) {
 	for _, prefix := range [...]string{r.path, r.name} {
+		if foldCase && len(path) >= len(prefix) && strings.EqualFold(path[:len(prefix)], prefix) {
+			path = prefix + path[len(prefix):]
+		}
 		if rel, ok := under(path, prefix); ok {
 			return rel, true
 		}
 	}
 	return "", false
 }
+
+// foldCase says the platform's paths name one file whatever their case, so
+// a root is recognised in any spelling.
+const foldCase = runtime.GOOS == "windows"
 
 // under returns path relative to dir when path is dir or below it.
 func under(path, dir string) (string, bool) {
