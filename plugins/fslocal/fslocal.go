@@ -123,35 +123,35 @@ func (f *FS) Resolve(ctx context.Context, path, cwd string) (fs.Target, error) {
 
 // resolve is Resolve for the operation verb, which names it in errors; it
 // also returns the root the path resolved in and the path's name below it.
-func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, resolved, error) {
+func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, placement, error) {
 	if fs.Blank(path) {
-		return fs.Target{}, resolved{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
+		return fs.Target{}, placement{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
 	}
 	display := f.displayPath(path, cwd)
 	if strings.IndexByte(display, 0) >= 0 {
-		return fs.Target{}, resolved{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
+		return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
 			Message: `cannot ` + verb + ` "` + strings.ReplaceAll(display, "\x00", `\x00`) + `": a path cannot contain a NUL byte`}
 	}
 	r, rel, err := f.rootOf(display)
 	if err != nil {
-		return fs.Target{}, resolved{}, osError(verb, display, err)
+		return fs.Target{}, placement{}, osError(verb, display, err)
 	}
 	key, err := r.realKey(ctx, rel)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
-			return fs.Target{}, resolved{}, fs.Aborted(verb, ctx.Err())
+			return fs.Target{}, placement{}, fs.Aborted(verb, ctx.Err())
 		case errors.Is(err, syscall.ENOTDIR):
-			return fs.Target{}, resolved{}, &fs.Error{Code: fs.CodeNotFound, Err: err,
+			return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeNotFound, Err: err,
 				Message: `cannot ` + verb + ` "` + display + `": a parent path segment is not a directory`}
 		}
-		return fs.Target{}, resolved{}, osError(verb, display, r.refuse(err))
+		return fs.Target{}, placement{}, osError(verb, display, r.refuse(err))
 	}
-	return fs.Target{Key: key, Path: display}, resolved{r, rel}, nil
+	return fs.Target{Key: key, Path: display}, placement{r, rel}, nil
 }
 
-// resolved is where a path resolved: its root, and its clean name there.
-type resolved struct {
+// placement is where a path resolved: its root, and its clean name there.
+type placement struct {
 	root *root
 	rel  string
 }
@@ -283,7 +283,7 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 
 // lstat stats the name itself, a final symlink not followed: the real
 // directory it is in, then its last component.
-func (at resolved) lstat(ctx context.Context, st *fileStat) error {
+func (at placement) lstat(ctx context.Context, st *fileStat) error {
 	r := at.root
 	if at.rel == "." {
 		return r.lstat(r.file("."), st)
