@@ -77,3 +77,19 @@ func TestSwapRace(t *testing.T) {
 	}
 	j.untouched(t)
 }
+
+// TestConfinedWithoutOpenat2 runs the boundary's tests on the os.Root
+// fallback, the path kernels without openat2 take (and macOS and Windows
+// take for stat and open).
+func TestConfinedWithoutOpenat2(t *testing.T) {
+	noOpenat2.Store(true)
+	defer noOpenat2.Store(false)
+	for name, test := range map[string]func(*testing.T){
+		"Refusals": TestConfinedRefusals,
+		"Allowed":  TestConfinedAllowed,
+		"SwapRace": TestSwapRace,
+		"Kit":      TestConformanceConfined,
+	} {
+		t.Run(name, test)
+	}
+}
