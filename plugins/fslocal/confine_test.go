@@ -323,3 +323,41 @@ func TestClosedProvider(t *testing.T) {
 		t.Errorf("a.txt = %q after a write on a closed provider", got)
 	}
 }
+
+// A read-only root inside the workspace makes that subtree read-only, also
+// when a link elsewhere in the workspace leads into it.
+func TestNestedReadOnlyRoot(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vendor := filepath.Join(ws, "vendor")
+	if err := os.Mkdir(vendor, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(vendor, "lib.go"), "package lib", 0o644)
+	mustLink(t, "vendor", filepath.Join(ws, "v"))
+	f := confined(t, Config{Cwd: ws, Roots: []Root{{Path: "vendor", ReadOnly: true}}})
+	ctx := context.Background()
+	for _, path := range []string{"vendor/lib.go", "v/lib.go", "vendor/new.go"} {
+		tg, err := f.Resolve(ctx, path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteText(ctx, tg, "changed", nil)
+		want := `cannot write "` + filepath.Join(ws, path) + `": the root "` + vendor + `" is read-only`
+		if fs.CodeOf(err) != fs.CodeSandboxDenied || err.Error() != want {
+			t.Errorf("write %s = %v, want %s", path, err, want)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(vendor, "lib.go")); string(got) != "package lib" {
+		t.Errorf("lib.go = %q", got)
+	}
+	tg, err := f.Resolve(ctx, "main.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteText(ctx, tg, "package main", nil); err != nil {
+		t.Errorf("write outside the read-only subtree: %v", err)
+	}
+}

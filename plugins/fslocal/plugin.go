@@ -16,7 +16,9 @@ type Config struct {
 	// paths, "..", and symlinks that leave the workspace. By default every
 	// path must stay inside Cwd or one of Roots (FS_SANDBOX_DENIED).
 	Unconfined bool `json:"unconfined,omitempty"`
-	// Roots are directories allowed besides Cwd.
+	// Roots are directories allowed besides Cwd. One inside Cwd marks that
+	// subtree: a read-only root there makes it read-only, whatever path
+	// leads into it.
 	Roots []Root `json:"roots,omitempty"`
 }
 
