@@ -1,6 +1,6 @@
 # The one entry point for checks. `make test` is what CI runs.
 
-.PHONY: test fmt-check vet wire-check race bench bench-smoke
+.PHONY: test fmt-check vet wire-check race cross bench bench-smoke
 
 test: fmt-check vet wire-check race
 
@@ -18,6 +18,17 @@ wire-check:
 
 race:
 	go test -race -timeout 10m ./...
+
+# Every package (tests included) must build and vet on the other platforms
+# the project supports; `go vet` type-checks the tests too.
+CROSS_PLATFORMS := darwin/amd64 darwin/arm64 windows/amd64
+
+cross:
+	@set -e; for p in $(CROSS_PLATFORMS); do \
+		echo "cross: $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} go build ./...; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} go vet ./...; \
+	done
 
 # Full benchmarks (see docs/benchmarks.md for what each measures).
 bench:

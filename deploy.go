@@ -17,15 +17,16 @@ import (
 // stack rooted at the process working directory.
 type Options struct {
 	// Workspace is the directory relative paths resolve against (the fslocal
-	// cwd). "" means the process working directory; a relative one is made
-	// absolute against it.
+	// cwd) and, unless Unconfined, the tree the tools are confined to. ""
+	// means the process working directory; a relative one is made absolute
+	// against it.
 	Workspace string
 	// Unconfined lets the tools reach paths outside the workspace (absolute
 	// paths, "..", symlinks that leave it). By default they cannot: a path
 	// outside Workspace and Roots is refused with FS_SANDBOX_DENIED.
 	Unconfined bool
 	// Roots are directories the tools may reach besides the workspace, each
-	// read-write or read-only.
+	// read-write or read-only; a relative one resolves against Workspace.
 	Roots []fslocal.Root
 	// NoPolicy leaves fspolicy out: writes and edits run unconditionally
 	// against the bare provider, with no read-before-write.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
@@ -79,6 +80,45 @@ func TestBuild(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "hi\n" {
 		t.Errorf("a.txt = %q, %v", b, err)
+	}
+}
+
+// The default deployment is confined to the workspace and its roots;
+// Unconfined lifts that.
+func TestBuildConfinesToTheWorkspace(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, docs := filepath.Join(base, "ws"), filepath.Join(base, "docs")
+	for _, dir := range []string{ws, docs} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	escape := map[string]string{"file_path": "../new.txt", "content": "x"}
+	d := build(t, Options{Workspace: ws, Roots: []fslocal.Root{{Path: docs, ReadOnly: true}}})
+	for _, tc := range []struct {
+		tool string
+		args map[string]string
+		want string
+	}{
+		{"write", escape, `Error: cannot resolve "` + base + `/new.txt": outside the workspace "` + ws + `"`},
+		{"read", map[string]string{"file_path": "/etc/hostname"}, `Error: cannot resolve "/etc/hostname": outside the workspace "` + ws + `"`},
+		{"write", map[string]string{"file_path": "../docs/a.md", "content": "x"}, `Error: cannot write "` + docs + `/a.md": the root "` + docs + `" is read-only`},
+	} {
+		res := execute(t, d, newSession(ws), tc.tool, tc.args)
+		if !res.IsError || res.Text != tc.want || res.Error.Code != "FS_SANDBOX_DENIED" {
+			t.Errorf("%s %v = %q (%+v), want FS_SANDBOX_DENIED %q", tc.tool, tc.args, res.Text, res.Error, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 2 {
+		t.Errorf("a refused write left %d entries beside the workspace", len(entries)-2)
+	}
+
+	open := build(t, Options{Workspace: ws, Unconfined: true})
+	if res := execute(t, open, newSession(ws), "write", escape); res.IsError {
+		t.Errorf("unconfined write outside: %s", res.Text)
 	}
 }
 

@@ -9,8 +9,9 @@ package gordis
 // Injectors from wire.go:
 
 // Build starts the default deployment: the runtime root, the registry (the
-// "tools" and "prompt" services), fslocal (the "fs" service, rooted at the
-// workspace), fspolicy unless opts.NoPolicy, and toolfs. The cleanup closes
+// "tools" and "prompt" services), fslocal (the "fs" service, confined to
+// the workspace and opts.Roots unless opts.Unconfined), fspolicy unless
+// opts.NoPolicy, and toolfs. The cleanup closes
 // the root, disposing every plugin in reverse order. On error nothing is
 // left running.
 func Build(opts Options) (*Deployment, func(), error) {

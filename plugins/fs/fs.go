@@ -9,8 +9,10 @@
 // errors by code against the Err* sentinels. Package fstest checks a
 // provider against this contract; docs/filesystem.md describes it in full.
 //
-// API CONTRACT: the fslocal implementer owns this package and may refine doc
-// comments and add helpers, but keeps these exported names and signatures.
+// A provider may confine itself to some directory trees: it then refuses a
+// path that leaves them (lexically, or through a symlink) with
+// CodeSandboxDenied, naming the path and the tree, for example
+// `cannot resolve "/etc/hostname": outside the workspace "/w"`.
 package fs
 
 import (
@@ -33,6 +35,9 @@ type FileSystem interface {
 	// blank path is CodeNotFound "file_path must be a non-empty string"; an
 	// ancestor that is not a directory is CodeNotFound `cannot resolve
 	// "<p>": a parent path segment is not a directory`.
+	// A confined provider refuses a path outside its trees here, with
+	// CodeSandboxDenied; a mutation under a read-only tree is refused by
+	// WriteText or EditText.
 	Resolve(ctx context.Context, path, cwd string) (Target, error)
 	// Stat follows symlinks; it returns (nil, nil) when the target is absent
 	// (or an ancestor is not a directory).

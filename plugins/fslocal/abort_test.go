@@ -119,7 +119,7 @@ func TestRenameFailure(t *testing.T) {
 // version.
 func TestPostVersionMissing(t *testing.T) {
 	tg := fs.Target{Key: "/nonexistent/gordis/x", Path: "/x"}
-	if v := postVersion(tg); v != "missing:/nonexistent/gordis/x" {
+	if v := New("").postVersion(tg); v != "missing:/nonexistent/gordis/x" {
 		t.Errorf("postVersion = %q", v)
 	}
 }

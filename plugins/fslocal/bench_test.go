@@ -317,7 +317,7 @@ func editFixture(b *testing.B, size int, crlf bool) (*FS, fs.Target, fs.Version)
 // close, rename, fsync of the directory) and cleanup (staging removal,
 // post-stat).
 func BenchmarkEditSteps(b *testing.B) {
-	_, tg, _ := editFixture(b, 10<<20, false)
+	f, tg, _ := editFixture(b, 10<<20, false)
 	edits := []fs.EditRequest{{Old: "the one line", New: "THE ONE LINE"}, {Old: "THE ONE LINE", New: "the one line"}}
 	names := []string{"read", "check", "match", "stage", "write", "join", "commit", "cleanup"}
 	spent := make([]time.Duration, len(names))
@@ -331,7 +331,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			spent[step] += now.Sub(t0)
 			step, t0 = step+1, now
 		}
-		file, st, err := openRegular("edit", tg)
+		file, st, err := f.openRegular("edit", tg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -350,7 +350,7 @@ func BenchmarkEditSteps(b *testing.B) {
 			b.Fatalf("%d matches", res.Replacements)
 		}
 		lap()
-		s, err := stage(ctx, "edit", tg)
+		s, err := f.stage(ctx, "edit", tg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -361,12 +361,12 @@ func BenchmarkEditSteps(b *testing.B) {
 		lap()
 		_ = res.after()
 		lap()
-		if err := s.commit(ctx, tg, st.Mode&0o777); err != nil {
+		if err := s.commit(ctx, tg, permOf(st)); err != nil {
 			b.Fatal(err)
 		}
 		lap()
 		s.discard()
-		postVersion(tg)
+		f.postVersion(tg)
 		lap()
 		i++
 	}

@@ -10,3 +10,26 @@ import (
 func TestConformance(t *testing.T) {
 	fstest.TestFileSystem(t, func(t *testing.T, root string) fs.FileSystem { return New(root) })
 }
+
+// TestConformanceConfined runs the kit against the provider confined to
+// the fixture's directory: everything the kit does stays inside it.
+func TestConformanceConfined(t *testing.T) {
+	newFS := func(t *testing.T, root string) fs.FileSystem { return confined(t, Config{Cwd: root}) }
+	fstest.TestFileSystem(t, newFS)
+	fstest.TestConfinement(t, newFS)
+}
+
+// confined opens a confined provider for the test and closes it after.
+func confined(t testing.TB, cfg Config) *FS {
+	t.Helper()
+	f, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
+}

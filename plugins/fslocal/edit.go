@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -32,14 +31,14 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	}
 	defer f.locks.unlock(t.Key)
 
-	var st syscall.Stat_t
-	if err := stat(t.Key, &st); err != nil {
+	var st fileStat
+	if err := f.stat(t, &st); err != nil {
 		if isAbsent(err) {
 			return nil, stale("edit", t.Path)
 		}
 		return nil, osError("edit", t.Path, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if !isRegular(&st) {
 		return nil, notRegular("edit", t.Path)
 	}
 	if intent != nil && versionOf(&st) != intent.Version {
@@ -50,9 +49,9 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	}
 	// The staging directory is made while the file is read and checked;
 	// an edit that fails before its write removes it unused.
-	staged := stageAsync(ctx, "edit", t)
+	staged := f.stageAsync(ctx, "edit", t)
 	defer staged.discard()
-	file, fst, err := openRegular("edit", t)
+	file, fst, err := f.openRegular("edit", t)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +63,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, stale("edit", t.Path)
 	}
 	if fst.Size > cfg.held {
-		return streamEdit(ctx, t, file, st.Mode&0o777, edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, permOf(&st), edit, staged, cfg.chunk)
 	}
 	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
 	if err != nil {
@@ -88,7 +87,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if res.TooLarge {
 		// A replace_all that lengthens its matches: the result is built
 		// from the file, as for a large file.
-		return streamEdit(ctx, t, file, st.Mode&0o777, edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, permOf(&st), edit, staged, cfg.chunk)
 	}
 	file.Close()
 	if err := matchError(t.Path, res.Replacements, edit.ReplaceAll); err != nil {
@@ -102,10 +101,10 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	after := res.after() // while the disk writes
-	if err := s.commit(ctx, t, st.Mode&0o777); err != nil {
+	if err := s.commit(ctx, t, permOf(&st)); err != nil {
 		return nil, err
 	}
-	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: postVersion(t)}, nil
+	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: f.postVersion(t)}, nil
 }
 
 // matchError is the failure of an edit that matched n times, if any.

@@ -36,7 +36,7 @@ var defaultEdit = editConfig{held: maxHeldText, chunk: streamChunk}
 // streamEdit is the edit of a file too large to hold, or whose result
 // would be: it streams the result into the staging file (see
 // streamResult), closes file and commits. Its outcome is Omitted.
-func streamEdit(ctx context.Context, t fs.Target, file *os.File, mode uint32, edit fs.EditRequest, staged *pendingStage, chunk int) (*fs.EditOutcome, error) {
+func (f *FS) streamEdit(ctx context.Context, t fs.Target, file *os.File, mode uint32, edit fs.EditRequest, staged *pendingStage, chunk int) (*fs.EditOutcome, error) {
 	n, err := streamResult(ctx, t.Path, file, edit, staged, chunk)
 	file.Close() // before the rename (see staging.commit)
 	if err != nil {
@@ -46,7 +46,7 @@ func streamEdit(ctx context.Context, t fs.Target, file *os.File, mode uint32, ed
 	if err := s.commit(ctx, t, mode); err != nil {
 		return nil, err
 	}
-	return &fs.EditOutcome{Replacements: n, Version: postVersion(t), Omitted: true}, nil
+	return &fs.EditOutcome{Replacements: n, Version: f.postVersion(t), Omitted: true}, nil
 }
 
 // streamResult writes the result of edit on file to the staging file, as

@@ -151,7 +151,7 @@ func TestEditStreamsAboveHeldText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (fs.EditOutcome{Replacements: 1, Version: postVersion(tg), Omitted: true}); *out != want {
+	if want := (fs.EditOutcome{Replacements: 1, Version: f.postVersion(tg), Omitted: true}); *out != want {
 		t.Errorf("outcome %+v, want %+v", *out, want)
 	}
 	b, _ := os.ReadFile(path)

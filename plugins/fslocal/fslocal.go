@@ -1,19 +1,24 @@
 // Package fslocal is the host filesystem provider: it implements the fs seam
-// (fs.FileSystem and fs.TextSeeker) on the local POSIX filesystem.
+// (fs.FileSystem and fs.TextSeeker) on the local filesystem (Linux, macOS,
+// Windows).
 //
-// The core, [New], needs no runtime; [Plugin] provides it as the "fs"
-// service. Paths are displayed lexically (the spelling the caller used, made
-// absolute and cleaned) and identified by their realpath ([fs.Target.Key]), so
-// every alias of a file shares one version, one lock and one observation.
-// All I/O goes through the key. See docs/filesystem.md for the full contract.
+// The core, [Open] (confined) or [New] (unconfined), needs no runtime;
+// [Plugin] provides it as the "fs" service. Paths are displayed lexically
+// (the spelling the caller used, made absolute and cleaned) and identified
+// by their realpath ([fs.Target.Key]), so every alias of a file shares one
+// version, one lock and one observation. All I/O goes through the key; a
+// confined provider names it relative to a handle on the root that holds
+// it, so nothing it does can leave its roots. See docs/filesystem.md for the
+// full contract.
 package fslocal
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -23,8 +28,12 @@ import (
 // FS is the local provider. It is safe for concurrent use; mutations of one
 // file (by key) are serialised in arrival order, reads take no lock.
 type FS struct {
-	cwd   string
-	locks keyedMutex
+	cwd string
+	// roots are the trees a confined provider reaches, the deepest first
+	// (a read-only root inside the workspace wins); nil when unconfined.
+	roots     []*root
+	workspace *root // the root at cwd, named in refusals
+	locks     keyedMutex
 }
 
 var (
@@ -32,31 +41,77 @@ var (
 	_ fs.TextSeeker = (*FS)(nil)
 )
 
-// New returns a provider that resolves relative paths against cwd. An empty
-// cwd means the process working directory at the time of the call. cwd is a
-// resolution default, not a containment boundary: absolute paths and ".."
-// reach anywhere the process may.
+// New returns an unconfined provider that resolves relative paths against
+// cwd. An empty cwd means the process working directory at the time of the
+// call. cwd is a resolution default, not a containment boundary: absolute
+// paths and ".." reach anywhere the process may. [Open] confines.
 func New(cwd string) *FS {
+	return &FS{cwd: absDir(cwd)}
+}
+
+func absDir(dir string) string {
 	if wd, err := os.Getwd(); err == nil {
-		if cwd == "" {
-			cwd = wd
-		} else if !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(wd, cwd)
+		if dir == "" {
+			dir = wd
+		} else if !filepath.IsAbs(dir) {
+			dir = filepath.Join(wd, dir)
 		}
 	}
-	return &FS{cwd: filepath.Clean(cwd)}
+	return filepath.Clean(dir)
+}
+
+// Open returns the provider cfg describes: confined to cfg.Cwd and
+// cfg.Roots unless cfg.Unconfined. Every name a confined provider touches
+// is resolved relative to a handle on one of those directories, opened
+// here; a path that leaves them is refused with FS_SANDBOX_DENIED. Close
+// releases the handles.
+func Open(cfg Config) (*FS, error) {
+	f := New(cfg.Cwd)
+	if cfg.Unconfined {
+		return f, nil
+	}
+	ws, err := openRoot(f.cwd, false, true)
+	if err != nil {
+		return nil, fmt.Errorf("fslocal: workspace: %w", err)
+	}
+	f.workspace, f.roots = ws, []*root{ws}
+	for _, extra := range cfg.Roots {
+		dir := extra.Path
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(f.cwd, dir)
+		}
+		r, err := openRoot(filepath.Clean(dir), extra.ReadOnly, false)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("fslocal: root: %w", err)
+		}
+		f.roots = append(f.roots, r)
+	}
+	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
+	return f, nil
+}
+
+// Close releases the roots' handles; the provider must not be used after.
+func (f *FS) Close() error {
+	var errs []error
+	for _, r := range f.roots {
+		errs = append(errs, r.close())
+	}
+	return errors.Join(errs...)
 }
 
 // Cwd is the default directory relative paths resolve against.
 func (f *FS) Cwd() string { return f.cwd }
 
 // Resolve returns the display path and the identity key of path, relative to
-// cwd (or the provider's cwd when cwd is ""). The file need not exist.
+// cwd (or the provider's cwd when cwd is ""). The file need not exist. A
+// confined provider refuses a path outside its roots, or led out of its
+// root by a symlink (FS_SANDBOX_DENIED).
 func (f *FS) Resolve(ctx context.Context, path, cwd string) (fs.Target, error) {
 	if err := ctx.Err(); err != nil {
 		return fs.Target{}, fs.Aborted("resolve", err)
 	}
-	t, err := f.resolve(path, cwd)
+	t, _, err := f.resolve(ctx, "resolve", path, cwd)
 	if err != nil {
 		return fs.Target{}, err
 	}
@@ -66,24 +121,81 @@ func (f *FS) Resolve(ctx context.Context, path, cwd string) (fs.Target, error) {
 	return t, nil
 }
 
-func (f *FS) resolve(path, cwd string) (fs.Target, error) {
+// resolve is Resolve for the operation verb, which names it in errors; it
+// also returns the root the path resolved in and the path's name below it.
+func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, placement, error) {
 	if fs.Blank(path) {
-		return fs.Target{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
+		return fs.Target{}, placement{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
 	}
 	display := f.displayPath(path, cwd)
 	if strings.IndexByte(display, 0) >= 0 {
-		return fs.Target{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
-			Message: `cannot resolve "` + display + `": path contains a NUL byte`}
+		return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
+			Message: `cannot ` + verb + ` "` + strings.ReplaceAll(display, "\x00", `\x00`) + `": a path cannot contain a NUL byte`}
 	}
-	key, err := keyOf(display)
+	r, rel, err := f.rootOf(display)
 	if err != nil {
-		if errors.Is(err, syscall.ENOTDIR) {
-			return fs.Target{}, &fs.Error{Code: fs.CodeNotFound, Err: err,
-				Message: `cannot resolve "` + display + `": a parent path segment is not a directory`}
-		}
-		return fs.Target{}, osError("resolve", display, err)
+		return fs.Target{}, placement{}, osError(verb, display, err)
 	}
-	return fs.Target{Key: key, Path: display}, nil
+	key, err := r.realKey(ctx, rel)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return fs.Target{}, placement{}, fs.Aborted(verb, ctx.Err())
+		case errors.Is(err, syscall.ENOTDIR):
+			return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeNotFound, Err: err,
+				Message: `cannot ` + verb + ` "` + display + `": a parent path segment is not a directory`}
+		}
+		return fs.Target{}, placement{}, osError(verb, display, r.refuse(err))
+	}
+	return fs.Target{Key: key, Path: display}, placement{r, rel}, nil
+}
+
+// placement is where a path resolved: its root, and its clean name there.
+type placement struct {
+	root *root
+	rel  string
+}
+
+// rootOf returns the root whose tree lexically holds the absolute, clean
+// display path (the deepest), and the path relative to it. Outside every
+// root is a refusal naming the workspace.
+func (f *FS) rootOf(display string) (*root, string, error) {
+	if f.roots == nil {
+		r, rel := hostRootOf(display)
+		return r, rel, nil
+	}
+	best, bestRel := (*root)(nil), ""
+	for _, r := range f.roots {
+		if rel, ok := r.contains(display); ok && (best == nil || len(r.name) > len(best.name)) {
+			best, bestRel = r, rel
+		}
+	}
+	if best == nil {
+		return nil, "", &refusal{f.workspace, errWalkEscape}
+	}
+	return best, bestRel, nil
+}
+
+// locate returns the root that holds the key of t and the key's name for
+// that root's operations; write asks for a root that allows writing.
+func (f *FS) locate(t fs.Target, write bool) (*root, string, error) {
+	if f.roots == nil {
+		r, _ := hostRootOf(t.Key)
+		return r, t.Key, nil
+	}
+	for _, r := range f.roots {
+		if rel, ok := under(t.Key, r.path); ok {
+			if write && r.readOnly {
+				return nil, "", &refusal{r, errReadOnly}
+			}
+			return r, r.file(rel), nil
+		}
+	}
+	owner, _, err := f.rootOf(t.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	return nil, "", &refusal{owner, errWalkEscape}
 }
 
 // displayPath is the lexical absolute spelling of path: symlinks are kept,
@@ -101,78 +213,21 @@ func (f *FS) displayPath(path, cwd string) string {
 	return filepath.Join(cwd, path)
 }
 
-// keyOf is the realpath of the existing file at path, or, when it does not
-// exist, the realpath of its nearest existing ancestor joined with the
-// missing suffix, so the key of a file is the same before and after it is
-// created. A dangling symlink is "missing": its key is the link itself.
-func keyOf(path string) (string, error) {
-	suffix := ""
-	for {
-		real, err := realpath(path)
-		if err == nil {
-			return real + suffix, nil
-		}
-		if !errors.Is(err, syscall.ENOENT) {
-			return "", err
-		}
-		parent := filepath.Dir(path)
-		if parent == path {
-			return "", err
-		}
-		suffix = "/" + filepath.Base(path) + suffix
-		path = parent
-	}
-}
-
-// maxSymlinks matches Linux's MAXSYMLINKS.
-const maxSymlinks = 40
-
-// realpath resolves every symlink in the absolute, clean path, like
-// realpath(3). Errors carry the errno (ENOENT, ENOTDIR, ELOOP, EACCES...).
-func realpath(path string) (string, error) {
-	resolved := "/"
-	rest := path
-	links := 0
-	for rest != "" {
-		var name string
-		name, rest, _ = strings.Cut(strings.TrimLeft(rest, "/"), "/")
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := joinKey(resolved, name)
-		var st syscall.Stat_t
-		if err := lstat(next, &st); err != nil {
-			return "", err
-		}
-		if st.Mode&syscall.S_IFMT != syscall.S_IFLNK {
-			resolved = next
-			continue
-		}
-		if links++; links > maxSymlinks {
-			return "", &os.PathError{Op: "realpath", Path: path, Err: syscall.ELOOP}
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			resolved = "/"
-		}
-		rest = target + "/" + rest
-	}
-	return resolved, nil
-}
-
 // joinKey appends one name to a clean absolute directory path.
 func joinKey(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
+	if os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + name
 	}
-	return dir + "/" + name
+	return dir + string(filepath.Separator) + name
+}
+
+// stat stats the file at t, through its root.
+func (f *FS) stat(t fs.Target, st *fileStat) error {
+	r, name, err := f.locate(t, false)
+	if err != nil {
+		return err
+	}
+	return r.stat(name, st)
 }
 
 // Stat follows symlinks; it returns (nil, nil) when the target is absent or
@@ -181,8 +236,8 @@ func (f *FS) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("stat", err)
 	}
-	var st syscall.Stat_t
-	err := stat(t.Key, &st)
+	var st fileStat
+	err := f.stat(t, &st)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fs.Aborted("stat", cerr)
 	}
@@ -201,15 +256,15 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("lstat", err)
 	}
-	t, err := f.resolve(path, cwd)
+	t, at, err := f.resolve(ctx, "lstat", path, cwd)
 	if err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil // an ancestor is a file: absent, as for Stat
 		}
 		return nil, err
 	}
-	var st syscall.Stat_t
-	err = lstat(t.Path, &st)
+	var st fileStat
+	err = at.lstat(ctx, &st)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fs.Aborted("lstat", cerr)
 	}
@@ -220,13 +275,28 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 		return nil, osError("lstat", t.Path, err)
 	}
 	info := infoOf(&st)
-	if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+	if isSymlink(&st) {
 		info.Type, info.Size = fs.TypeSymlink, -1
 	}
 	return &fs.PathInfo{Target: t, Info: *info}, nil
 }
 
-func infoOf(st *syscall.Stat_t) *fs.Info {
+// lstat stats the name itself, a final symlink not followed: the real
+// directory it is in, then its last component.
+func (at placement) lstat(ctx context.Context, st *fileStat) error {
+	r := at.root
+	if at.rel == "." {
+		return r.lstat(r.file("."), st)
+	}
+	dir, err := r.realKey(ctx, filepath.Dir(at.rel))
+	if err != nil {
+		return r.refuse(err)
+	}
+	rel, _ := under(joinKey(dir, filepath.Base(at.rel)), r.path)
+	return r.lstat(r.file(rel), st)
+}
+
+func infoOf(st *fileStat) *fs.Info {
 	info := &fs.Info{Version: versionOf(st), Type: typeOf(st), Size: -1}
 	if info.Type == fs.TypeFile {
 		info.Size = st.Size
@@ -234,75 +304,28 @@ func infoOf(st *syscall.Stat_t) *fs.Info {
 	return info
 }
 
-func typeOf(st *syscall.Stat_t) fs.Type {
-	switch st.Mode & syscall.S_IFMT {
-	case syscall.S_IFREG:
-		return fs.TypeFile
-	case syscall.S_IFDIR:
-		return fs.TypeDirectory
-	}
-	return fs.TypeOther
-}
-
-// versionOf is the decimal "dev:ino:size:mtimeNs:ctimeNs": a rewrite changes
-// it even when size and mtime are restored (new inode, new ctime).
-func versionOf(st *syscall.Stat_t) fs.Version {
-	b := make([]byte, 0, 96)
-	b = strconv.AppendUint(b, uint64(st.Dev), 10)
-	b = append(b, ':')
-	b = strconv.AppendUint(b, uint64(st.Ino), 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, st.Size, 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, st.Mtim.Nano(), 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, st.Ctim.Nano(), 10)
-	return fs.Version(b)
-}
-
-// stat and lstat retry EINTR, as package os does.
-func stat(path string, st *syscall.Stat_t) error {
-	for {
-		err := syscall.Stat(path, st)
-		if err != syscall.EINTR {
-			return wrapErrno("stat", path, err)
-		}
-	}
-}
-
-func lstat(path string, st *syscall.Stat_t) error {
-	for {
-		err := syscall.Lstat(path, st)
-		if err != syscall.EINTR {
-			return wrapErrno("lstat", path, err)
-		}
-	}
-}
-
-func wrapErrno(op, path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &os.PathError{Op: op, Path: path, Err: err}
-}
-
 // isAbsent reports the errors that mean "nothing there".
 func isAbsent(err error) bool {
-	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// osError maps an OS failure to the seam's vocabulary: EACCES and EPERM are
-// FS_PERMISSION_DENIED, anything else FS_IO_ERROR, both as
+// osError maps an OS failure to the seam's vocabulary: a refusal by a root
+// is FS_SANDBOX_DENIED (see root.denied), EACCES and EPERM are
+// FS_PERMISSION_DENIED, anything else FS_IO_ERROR, the last two as
 // `cannot <verb> "<path>": <reason>` with the cause kept in Err.
 func osError(verb, path string, err error) *fs.Error {
+	var refused *refusal
+	if errors.As(err, &refused) {
+		return refused.root.denied(verb, path, refused.err)
+	}
 	code := fs.CodeIO
 	var errno syscall.Errno
 	reason := "input/output error"
 	if errors.As(err, &errno) {
 		reason = errno.Error()
-		if errno == syscall.EACCES || errno == syscall.EPERM {
-			code = fs.CodePermission
-		}
+	}
+	if errors.Is(err, os.ErrPermission) {
+		code = fs.CodePermission
 	}
 	return &fs.Error{Code: code, Message: "cannot " + verb + ` "` + path + `": ` + reason, Err: err}
 }

@@ -115,7 +115,7 @@ func FuzzStream(f *testing.F) {
 		tg := fs.Target{Key: path, Path: path}
 		want, wantErr := fsys.ReadText(context.Background(), tg)
 
-		file, _, err := openRegular("read", tg)
+		file, _, err := fsys.openRegular("read", tg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,15 +15,21 @@ import (
 // order. Each child is typed by a stat that follows symlinks: a broken link,
 // a socket, a FIFO or a device is "other", and a link to a directory is a
 // directory. A child that fails to stat for any other reason (a symlink
-// loop, EACCES) fails the whole listing. File contents are never read.
+// loop, EACCES) fails the whole listing; a link that leaves the root is
+// "other", with nothing of its target reported. File contents are never
+// read.
 func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
 	}
-	dir, err := os.OpenFile(t.Key, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	r, dirName, err := f.locate(t, false)
+	if err != nil {
+		return nil, osError("list", t.Path, err)
+	}
+	dir, err := r.open(dirName, openDirFlags, 0)
 	if err != nil {
 		switch {
-		case errors.Is(err, syscall.ENOENT):
+		case errors.Is(err, os.ErrNotExist):
 			return nil, fs.Errorf(fs.CodeNotFound, `cannot list "%s": not found`, t.Path)
 		case errors.Is(err, syscall.ENOTDIR):
 			return nil, fs.Errorf(fs.CodeNotDirectory, `cannot list "%s": not a directory`, t.Path)
@@ -31,6 +37,9 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 		return nil, osError("list", t.Path, err)
 	}
 	defer dir.Close()
+	if fi, err := dir.Stat(); err == nil && !fi.IsDir() { // where no O_DIRECTORY
+		return nil, fs.Errorf(fs.CodeNotDirectory, `cannot list "%s": not a directory`, t.Path)
+	}
 	children, err := dir.ReadDir(-1)
 	if err != nil {
 		return nil, osError("list", t.Path, err)
@@ -39,11 +48,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 		return nil, fs.Aborted("list", err)
 	}
 	entries := make([]fs.DirEntry, len(children))
-	prefix := t.Key + "/"
-	if t.Key == "/" {
-		prefix = "/"
-	}
-	var st syscall.Stat_t
+	var st fileStat
 	for i, child := range children {
 		if err := ctx.Err(); err != nil {
 			return nil, fs.Aborted("list", err)
@@ -53,24 +58,36 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 		e := fs.DirEntry{
 			Name:   name,
 			Type:   fs.TypeOther,
-			Target: fs.Target{Key: prefix + raw, Path: joinKey(t.Path, name)},
+			Target: fs.Target{Key: joinKey(t.Key, raw), Path: joinKey(t.Path, name)},
 			Size:   -1,
 		}
-		if err := stat(e.Target.Key, &st); err != nil {
-			if !errors.Is(err, syscall.ENOENT) { // ENOENT: a broken link
+		childName := joinKey(dirName, raw)
+		if child.Type()&os.ModeSymlink != 0 {
+			rel, _ := under(e.Target.Key, r.path)
+			real, err := r.realKey(ctx, rel)
+			switch {
+			case err == nil:
+				rel, _ = under(real, r.path)
+				e.Target.Key, childName = real, r.file(rel)
+			case ctx.Err() != nil:
+				return nil, fs.Aborted("list", ctx.Err())
+			case r.isEscape(err):
+				// A link out of the root: its target is nothing the
+				// provider may report on.
+				entries[i] = e
+				continue
+			default:
+				return nil, osError("list", e.Target.Path, err)
+			}
+		}
+		if err := r.stat(childName, &st); err != nil {
+			if !errors.Is(err, os.ErrNotExist) { // a broken link
 				return nil, osError("list", e.Target.Path, err)
 			}
 		} else {
 			e.Type, e.Version = typeOf(&st), versionOf(&st)
 			if e.Type == fs.TypeFile {
 				e.Size = st.Size
-			}
-			if child.Type()&os.ModeSymlink != 0 {
-				real, err := realpath(e.Target.Key)
-				if err != nil {
-					return nil, osError("list", e.Target.Path, err)
-				}
-				e.Target.Key = real
 			}
 		}
 		entries[i] = e

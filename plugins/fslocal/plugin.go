@@ -7,15 +7,18 @@ import (
 
 // Config configures the plugin.
 type Config struct {
-	// Cwd is the directory relative paths resolve against when the caller
-	// gives none; empty means the process working directory when the
-	// plugin is applied. It does not confine anything.
+	// Cwd is the workspace: the directory relative paths resolve against
+	// when the caller gives none, and (unless Unconfined) the tree the
+	// provider is confined to. Empty means the process working directory
+	// when the plugin is applied.
 	Cwd string `json:"cwd,omitempty"`
 	// Unconfined lets paths reach anywhere the process may: absolute
 	// paths, "..", and symlinks that leave the workspace. By default every
 	// path must stay inside Cwd or one of Roots (FS_SANDBOX_DENIED).
 	Unconfined bool `json:"unconfined,omitempty"`
-	// Roots are directories allowed besides Cwd.
+	// Roots are directories allowed besides Cwd. One inside Cwd marks that
+	// subtree: a read-only root there makes it read-only, whatever path
+	// leads into it.
 	Roots []Root `json:"roots,omitempty"`
 }
 
@@ -27,7 +30,17 @@ type Root struct {
 	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
-// Plugin provides New(Config.Cwd) as the "fs" service (fs.Service).
+// Plugin provides Open(Config) as the "fs" service (fs.Service): confined
+// to the workspace and Roots unless Unconfined. Disposing the plugin
+// releases the roots' handles.
 var Plugin = runtime.Configured("fslocal", func(ctx *runtime.Context, cfg Config) error {
-	return fs.Service.Provide(ctx, New(cfg.Cwd))
+	f, err := Open(cfg)
+	if err != nil {
+		return err
+	}
+	if _, err := ctx.Effect(func() (func() error, error) { return f.Close, nil }); err != nil {
+		f.Close()
+		return err
+	}
+	return fs.Service.Provide(ctx, f)
 })

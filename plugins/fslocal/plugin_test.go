@@ -28,11 +28,18 @@ func TestPlugin(t *testing.T) {
 	if text, err := fsys.ReadText(context.Background(), tg); err != nil || text != "hi" {
 		t.Fatalf("ReadText through the service = %q, %v", text, err)
 	}
+	// Confined by default.
+	if _, err := fsys.Resolve(context.Background(), "../x", ""); fs.CodeOf(err) != fs.CodeSandboxDenied {
+		t.Errorf("Resolve(../x) = %v, want FS_SANDBOX_DENIED", err)
+	}
 	if err := fiber.Dispose(); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := fs.Service.Lookup(root); ok {
 		t.Error("the fs service outlived its plugin")
+	}
+	if _, err := fsys.ReadText(context.Background(), tg); err == nil {
+		t.Error("the disposed plugin's provider still reads: its roots are not released")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 	"unsafe"
 
@@ -33,7 +32,7 @@ func (f *FS) ReadText(ctx context.Context, t fs.Target) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fs.Aborted("read", err)
 	}
-	file, st, err := openRegular("read", t)
+	file, st, err := f.openRegular("read", t)
 	if err != nil {
 		return "", err
 	}
@@ -61,7 +60,7 @@ func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}
-	file, _, err := openRegular("read", t)
+	file, _, err := f.openRegular("read", t)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +76,7 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}
-	file, st, textStart, err := openVersion(t, v)
+	file, st, textStart, err := f.openVersion(t, v)
 	if err != nil {
 		return nil, err
 	}
@@ -96,8 +95,8 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 // openVersion opens the file at t for reading while it is at version v (a
 // missing or changed file is FS_STALE_VERSION), and returns where its
 // decoded text starts: 3 after a BOM, else 0.
-func openVersion(t fs.Target, v fs.Version) (*os.File, *syscall.Stat_t, int64, error) {
-	file, st, err := openRegular("read", t)
+func (f *FS) openVersion(t fs.Target, v fs.Version) (*os.File, *fileStat, int64, error) {
+	file, st, err := f.openRegular("read", t)
 	if err != nil {
 		if fs.CodeOf(err) == fs.CodeNotFound {
 			return nil, nil, 0, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, t.Path)
@@ -128,18 +127,22 @@ func changed(path string) *fs.Error {
 // regular file. The type is checked by stat before the open (so a FIFO is
 // never opened) and again on the descriptor (O_NONBLOCK keeps a FIFO that
 // replaced the file in between from blocking the open).
-func openRegular(verb string, t fs.Target) (*os.File, *syscall.Stat_t, error) {
-	var st syscall.Stat_t
-	if err := stat(t.Key, &st); err != nil {
+func (f *FS) openRegular(verb string, t fs.Target) (*os.File, *fileStat, error) {
+	r, name, err := f.locate(t, false)
+	if err != nil {
+		return nil, nil, osError(verb, t.Path, err)
+	}
+	var st fileStat
+	if err := r.stat(name, &st); err != nil {
 		if isAbsent(err) {
 			return nil, nil, notFound(verb, t.Path)
 		}
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if !isRegular(&st) {
 		return nil, nil, notRegular(verb, t.Path)
 	}
-	file, err := os.OpenFile(t.Key, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	file, err := r.open(name, openReadFlags, 0)
 	if err != nil {
 		if isAbsent(err) {
 			return nil, nil, notFound(verb, t.Path)
@@ -150,29 +153,11 @@ func openRegular(verb string, t fs.Target) (*os.File, *syscall.Stat_t, error) {
 		file.Close()
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	if !isRegular(&st) {
 		file.Close()
 		return nil, nil, notRegular(verb, t.Path)
 	}
 	return file, &st, nil
-}
-
-func fstat(file *os.File, st *syscall.Stat_t) error {
-	raw, err := file.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := raw.Control(func(fd uintptr) {
-		for {
-			if serr = syscall.Fstat(int(fd), st); serr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return wrapErrno("fstat", file.Name(), serr)
 }
 
 // readAll reads the whole file in chunks, checking ctx between them; size

@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 	"unsafe"
 
@@ -41,7 +40,7 @@ var _ fs.LineScanner = (*FS)(nil)
 // mapped file: a concurrent writer could change it after its validation,
 // but such a write changes the version, which fails the scan at its end.
 func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {
-	return scanLines(ctx, t, v, scanConfig{chunk: scanChunk, workers: min(runtime.GOMAXPROCS(0), scanWorkers)}, visit)
+	return f.scanLines(ctx, t, v, scanConfig{chunk: scanChunk, workers: min(runtime.GOMAXPROCS(0), scanWorkers)}, visit)
 }
 
 // scanConfig is how a scan splits its work.
@@ -51,11 +50,11 @@ type scanConfig struct {
 	read    bool // read every chunk, as for a file that cannot be mapped
 }
 
-func scanLines(ctx context.Context, t fs.Target, v fs.Version, cfg scanConfig, visit func([]byte, int) error) error {
+func (f *FS) scanLines(ctx context.Context, t fs.Target, v fs.Version, cfg scanConfig, visit func([]byte, int) error) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted("read", err)
 	}
-	file, st, start, err := openVersion(t, v)
+	file, st, start, err := f.openVersion(t, v)
 	if err != nil {
 		return err
 	}
@@ -250,26 +249,10 @@ func (j *scanJob) view(s *scan, from, to int64) error {
 	return nil
 }
 
-// mapRange maps file[from:to) read-only from the page holding from, which
-// is off bytes into the mapping.
-func mapRange(file *os.File, from, to int64) (m []byte, off int64, err error) {
-	base := from &^ int64(os.Getpagesize()-1)
-	raw, err := file.SyscallConn()
-	if err != nil {
-		return nil, 0, err
-	}
-	if cerr := raw.Control(func(fd uintptr) {
-		m, err = syscall.Mmap(int(fd), base, int(to-base), syscall.PROT_READ, syscall.MAP_SHARED)
-	}); cerr != nil {
-		return nil, 0, cerr
-	}
-	return m, from - base, err
-}
-
 // release drops the job's view.
 func (j *scanJob) release() {
 	if j.mapping != nil {
-		syscall.Munmap(j.mapping)
+		unmap(j.mapping)
 	}
 	j.mapping, j.data, j.text = nil, nil, nil
 }

@@ -34,7 +34,7 @@ func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error)
 	}
 	var got scanned
 	var text bytes.Buffer
-	err = scanLines(context.Background(), tg, info.Version, cfg, func(b []byte, n int) error {
+	err = f.scanLines(context.Background(), tg, info.Version, cfg, func(b []byte, n int) error {
 		if c := bytes.Count(b, newline); c != n {
 			t.Fatalf("segment %q counted %d newlines, holds %d", b, n, c)
 		}
@@ -212,7 +212,7 @@ func TestScanCancelledBetweenChunks(t *testing.T) {
 		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
 		ctx, cancel := context.WithCancel(context.Background())
 		visits := 0
-		err := scanLines(ctx, tg, v, cfg, func([]byte, int) error {
+		err := f.scanLines(ctx, tg, v, cfg, func([]byte, int) error {
 			visits++
 			cancel()
 			return nil
@@ -234,7 +234,7 @@ func TestScanVisitorError(t *testing.T) {
 		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
 		stop := errors.New("stop")
 		visits := 0
-		err := scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
+		err := f.scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
 			if visits++; visits == 3 {
 				return stop
 			}
@@ -259,7 +259,7 @@ func TestScanVisitorPanic(t *testing.T) {
 				t.Fatalf("recovered %v", r)
 			}
 		}()
-		scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
+		f.scanLines(context.Background(), tg, v, cfg, func([]byte, int) error {
 			nilMap["x"] = 1
 			return nil
 		})
@@ -297,7 +297,7 @@ func TestScanStaleVersion(t *testing.T) {
 		for _, tt := range tests {
 			tg, v := writeScanned(t, f, path, 64<<10)
 			visits, sum := 0, 0
-			err := scanLines(context.Background(), tg, v, cfg, func(b []byte, _ int) error {
+			err := f.scanLines(context.Background(), tg, v, cfg, func(b []byte, _ int) error {
 				if visits++; visits == 1 {
 					return tt.during()
 				}

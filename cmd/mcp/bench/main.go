@@ -31,10 +31,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/internal/peakrss"
 )
 
 // filesystemServer is the npm package measured against, pinned.
@@ -205,7 +206,7 @@ type measurement struct {
 	read, edit       time.Duration
 	readErr, editErr error
 	pageLines        int   // lines in the first page
-	maxRSS           int64 // KiB, of the server process
+	maxRSS           int64 // bytes, of the server process
 }
 
 func measure(s server, big, mid string, runs, lines int) (measurement, error) {
@@ -241,11 +242,7 @@ func measure(s server, big, mid string, runs, lines int) (measurement, error) {
 	if err := cs.Close(); err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		return m, err
 	}
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			m.maxRSS = ru.Maxrss
-		}
-	}
+	m.maxRSS, _ = peakrss.Of(cmd.ProcessState)
 	return m, nil
 }
 
@@ -331,7 +328,7 @@ func report(w io.Writer, servers []server, results []measurement, readMiB, editM
 	row(fmt.Sprintf("one edit in a %d MiB file", editMiB), func(m measurement) (time.Duration, error) { return m.edit, m.editErr })
 	var rss []string
 	for i, m := range results {
-		rss = append(rss, fmt.Sprintf("%s %d MiB", servers[i].name, m.maxRSS>>10))
+		rss = append(rss, fmt.Sprintf("%s %d MiB", servers[i].name, m.maxRSS>>20))
 	}
 	fmt.Fprintf(w, "\npeak resident memory: %s\n", strings.Join(rss, ", "))
 }

@@ -4,7 +4,8 @@
 // The suite prepares its fixtures with package os in a fresh temporary
 // directory per subtest, so it fits any provider that operates on the host
 // filesystem beneath that directory. Messages and codes are compared
-// exactly: they are model-facing.
+// exactly: they are model-facing. [TestConfinement] checks a provider confined
+// to that directory.
 package fstest
 
 import (
@@ -885,4 +886,72 @@ func testCancellation(t *testing.T, newFS NewFS) {
 		_, err = rc.Read(make([]byte, 4096))
 	}
 	wantErr(t, err, fs.CodeAborted, "read aborted")
+}
+
+// ---- confinement --------------------------------------------------------------
+
+// TestConfinement checks a provider that newFS confines to root: paths
+// that leave root, lexically or through a symlink, are refused with
+// CodeSandboxDenied and a message that names the path, and nothing outside
+// is read, created or changed; symlinks that stay inside work as usual.
+func TestConfinement(t *testing.T, newFS NewFS) {
+	fsys, root, ctx := setup(t, newFS)
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(outside, "secret.txt")
+	put(t, secret, "secret")
+	put(t, filepath.Join(root, "in", "a.txt"), "inside")
+	symlink(t, outside, filepath.Join(root, "out"))
+	symlink(t, secret, filepath.Join(root, "secret"))
+	symlink(t, "in", filepath.Join(root, "stay"))
+
+	rel, err := filepath.Rel(root, filepath.Join(outside, "new.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{rel, secret, "out/secret.txt", "out/new.txt", "out", "secret"} {
+		_, err := fsys.Resolve(ctx, p, "")
+		var fe *fs.Error
+		if !errors.As(err, &fe) || fe.Code != fs.CodeSandboxDenied {
+			t.Errorf("Resolve(%q) = %v; want %s", p, err, fs.CodeSandboxDenied)
+			continue
+		}
+		display := p
+		if !filepath.IsAbs(p) {
+			display = filepath.Join(root, p)
+		}
+		if !strings.Contains(fe.Message, `"`+display+`"`) {
+			t.Errorf("Resolve(%q): message %q does not name %q", p, fe.Message, display)
+		}
+	}
+	// A link out is listed, but nothing of its target is reported.
+	entries, err := fsys.ListDir(ctx, resolve(t, fsys, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if (e.Name == "out" || e.Name == "secret") && (e.Type != fs.TypeOther || e.Version != "" || e.Size != -1) {
+			t.Errorf("entry %q = %+v; want other, no version, no size", e.Name, e)
+		}
+	}
+	// Links that stay inside resolve to the real file and work.
+	via := resolve(t, fsys, "stay/a.txt")
+	if via.Key != resolve(t, fsys, "in/a.txt").Key {
+		t.Errorf("key through an inside link = %q", via.Key)
+	}
+	if _, err := fsys.WriteText(ctx, via, "changed", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, filepath.Join(root, "in", "a.txt")); got != "changed" {
+		t.Errorf("write through an inside link left %q", got)
+	}
+	names, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 1 || get(t, secret) != "secret" {
+		t.Errorf("outside changed: %d entries, secret %q", len(names), get(t, secret))
+	}
 }

@@ -1,0 +1,106 @@
+package fslocal
+
+import (
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// On Linux the hot calls, stat and open, resolve their name in one
+// openat2(RESOLVE_BENEATH) instead of os.Root's walk of one openat per
+// component: the kernel refuses any step out of the directory (EXDEV),
+// through a symlink, "..", or a directory swapped for a symlink. It took
+// about a quarter of os.Root's time for a stat and an open 3 levels deep,
+// with 4 allocations instead of 18, and about as long as an unconfined stat
+// and open (BenchmarkConfinedOpen, medians of 6 runs on a busy machine).
+// Where openat2 is missing (ENOSYS: Linux before 5.6, or a filter that
+// hides it) os.Root does the work.
+
+// beneath is how names are resolved: never above the directory, and never
+// through /proc's magic links.
+const beneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
+
+func (r *root) statBeneath(name string, st *fileStat) error {
+	fd, err := r.openat2(name, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err == errNoOpenat2 {
+		return r.statRoot(name, st)
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	_, err = retry(func() (int, error) { return 0, syscall.Fstat(fd, st) })
+	return wrapErrno("fstat", name, err)
+}
+
+func (r *root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, error) {
+	fd, err := r.openat2(name, flag|unix.O_CLOEXEC, perm)
+	if err == errNoOpenat2 {
+		return r.dir.OpenFile(name, flag, perm)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), r.key(name)), nil
+}
+
+// errNoOpenat2 says the kernel has no usable openat2; noOpenat2 remembers
+// it, so the fallback costs no failing system call after the first.
+var (
+	errNoOpenat2 = &os.SyscallError{Syscall: "openat2", Err: unix.ENOSYS}
+	noOpenat2    atomic.Bool
+)
+
+func (r *root) openat2(name string, flag int, perm os.FileMode) (int, error) {
+	if noOpenat2.Load() {
+		return -1, errNoOpenat2
+	}
+	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: beneath}
+	w := r.walk.(*fdWalker) // a confined root's
+	dir, ok := w.acquire()
+	if !ok {
+		return -1, &os.PathError{Op: "openat2", Path: name, Err: os.ErrClosed}
+	}
+	defer w.release()
+	for tries := 1; ; tries++ {
+		fd, err := unix.Openat2(dir, name, &how)
+		switch err {
+		case nil:
+			return fd, nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN: // a rename raced a ".." of the lookup
+			if tries < maxRaces {
+				continue
+			}
+			return -1, errNoOpenat2 // os.Root, for this call only
+		case unix.ENOSYS:
+			noOpenat2.Store(true)
+			return -1, errNoOpenat2
+		case unix.EXDEV:
+			return -1, &os.PathError{Op: "openat2", Path: name, Err: errWalkEscape}
+		}
+		return -1, &os.PathError{Op: "openat2", Path: name, Err: err}
+	}
+}
+
+// maxRaces bounds the retries of a lookup that renames keep racing.
+const maxRaces = 16
+
+// syscallMode is the permission and special bits of perm, as open(2) takes
+// them.
+func syscallMode(perm os.FileMode) uint32 {
+	mode := uint32(perm.Perm())
+	if perm&os.ModeSetuid != 0 {
+		mode |= unix.S_ISUID
+	}
+	if perm&os.ModeSetgid != 0 {
+		mode |= unix.S_ISGID
+	}
+	if perm&os.ModeSticky != 0 {
+		mode |= unix.S_ISVTX
+	}
+	return mode
+}

@@ -1,0 +1,9 @@
+//go:build unix && !linux
+
+package fslocal
+
+import "golang.org/x/sys/unix"
+
+// dirOpenFlags open a directory to resolve names in (without O_PATH, a
+// directory must be readable to be walked).
+const dirOpenFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
