@@ -24,6 +24,9 @@ const (
 	// scanSegment is the granularity of the newline counts handed to the
 	// visitor: a consumer looking for one line scans at most this much.
 	scanSegment = 16 << 10
+	// scanRead is how much a reading worker reads at a time, so that it
+	// validates the bytes while they are still in the CPU's cache.
+	scanRead = 64 << 10
 	// scanAhead is how far a chunk's view reaches past its own bytes, to
 	// see a sequence that straddles the cut (and as far before it).
 	scanAhead = utf8.UTFMax - 1
@@ -100,6 +103,7 @@ type scanJob struct {
 	mapping []byte // the mapped pages, or nil
 	buf     []byte // the read buffer when the chunk is not mapped
 	data    []byte // file[lo-scanAhead:hi+scanAhead], clamped to the text
+	filled  int    // how much of data holds the file's bytes so far
 	text    []byte // data's view of [lo, hi)
 	counts  []int
 	err     error
@@ -209,13 +213,21 @@ func (s *scan) fill(j *scanJob) {
 	lo, hi := int(j.lo-from), int(j.hi-from)
 	j.text = b[lo:hi]
 	j.counts = j.counts[:0]
-	cut, last := cutAt(b, lo, j.lo == s.start), cutAt(b, hi, j.hi == s.end)
+	cut := lo // moved onto a sequence boundary once its bytes are in
 	for k := lo; k < hi; k += scanSegment {
 		e := min(k+scanSegment, hi)
-		next := last
-		if e+utf8.UTFMax <= hi { // a cut never lands before the previous one
-			next = cutAt(b, e, false)
+		final := e+utf8.UTFMax > hi // a cut at e could land before the previous one
+		next := e
+		if final {
+			next = hi
 		}
+		if j.err = j.fillTo(s, from, min(next+scanAhead, len(b))); j.err != nil {
+			return
+		}
+		if k == lo {
+			cut = cutAt(b, lo, j.lo == s.start)
+		}
+		next = cutAt(b, next, final && j.hi == s.end)
 		if !utf8.Valid(b[cut:next]) {
 			j.err = invalidText("read", s.path)
 			return
@@ -226,10 +238,11 @@ func (s *scan) fill(j *scanJob) {
 }
 
 // view makes j.data the bytes file[from:to). It maps them (copying them
-// out of the page cache costs more than validating and counting them), or
-// reads them when the file cannot be mapped. Touching a mapped page that a
-// shrinking file lost faults; SetPanicOnFault turns that into a panic,
-// which the scan turns into a changed-file error, as it does a short read.
+// out of the page cache costs more than validating and counting them), or,
+// when the file cannot be mapped, makes room for fillTo to read them into.
+// Touching a mapped page that a shrinking file lost faults; SetPanicOnFault
+// turns that into a panic, which the scan turns into a changed-file error,
+// as it does a short read.
 func (j *scanJob) view(s *scan, from, to int64) error {
 	if !s.cfg.read {
 		if m, off, err := mapRange(s.file, from, to); err == nil {
@@ -237,15 +250,33 @@ func (j *scanJob) view(s *scan, from, to int64) error {
 			return nil
 		}
 	}
-	if int64(cap(j.buf)) < to-from {
-		j.buf = make([]byte, to-from)
+	// The copy out of the page cache runs several times slower when the
+	// buffer and the file offset sit at different offsets within a page,
+	// so data starts in the buffer where from starts in its page.
+	page := int64(os.Getpagesize())
+	if int64(cap(j.buf)) < to-from+page {
+		j.buf = make([]byte, to-from+page)
 	}
-	j.data = j.buf[:to-from]
-	if n, err := s.file.ReadAt(j.data, from); n < len(j.data) {
-		if err == nil || err == io.EOF { // shorter than on open
-			return changed(s.path)
+	at := (from - int64(uintptr(unsafe.Pointer(unsafe.SliceData(j.buf))))) & (page - 1)
+	j.data, j.filled = j.buf[at:at+to-from], 0
+	return nil
+}
+
+// fillTo reads the view's bytes up to data[:n], scanRead at a time, unless
+// they are mapped.
+func (j *scanJob) fillTo(s *scan, from int64, n int) error {
+	if j.mapping != nil {
+		return nil
+	}
+	for j.filled < n {
+		p := j.data[j.filled:min(j.filled+scanRead, len(j.data))]
+		if k, err := s.file.ReadAt(p, from+int64(j.filled)); k < len(p) {
+			if err == nil || err == io.EOF { // shorter than on open
+				return changed(s.path)
+			}
+			return osError("read", s.path, err)
 		}
-		return osError("read", s.path, err)
+		j.filled += len(p)
 	}
 	return nil
 }
