@@ -336,9 +336,9 @@ func TestScanShrunkFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer file.Close()
-		s := scan{cfg: cfg, ctx: context.Background(), file: file, path: path, end: 64 << 10}
+		s := scan{ctx: context.Background(), file: file, path: path, end: 64 << 10}
 		seen := 0
-		err = s.run(func(b []byte, _ int) error {
+		err = s.run(cfg, s.start, s.end, func(b []byte, _ int) error {
 			seen += len(b)
 			return nil
 		})

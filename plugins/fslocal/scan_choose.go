@@ -1,0 +1,154 @@
+package fslocal
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+const (
+	// scanTrialMin is the smallest text whose scan measures the methods:
+	// below it, the methods differ by a few milliseconds at most.
+	scanTrialMin = 64 << 20
+	// scanRechoose is how long a choice stands before a large scan measures
+	// again, so that the choice follows the load of a shared machine.
+	scanRechoose = 10 * time.Second
+)
+
+// scanMethods is the process's choice: the machine, not the file, decides
+// which method is fast, so one measurement serves every scan.
+var scanMethods scanChooser
+
+var _ scanStrategy = (*scanChooser)(nil)
+
+// scanChooser scans with the method that measured fastest on this machine.
+// Which one that is differs from machine to machine by several times: page
+// faults on a mapping cost from well under a microsecond to over ten, and a
+// second worker helps only when a second core is free. So a large scan,
+// the first one and then one every scanRechoose, scans its first ranges
+// with each method in turn, timing each, and the rest with the fastest.
+// The measured ranges are part of the scan, so measuring costs only the
+// time the slower methods lose on them. A large scan that runs much slower
+// per byte than its method measured (the load changed) makes the next one
+// measure again.
+type scanChooser struct {
+	mu        sync.Mutex
+	best      scanConfig    // the fastest method measured
+	perMiB    time.Duration // best's time per MiB when measured
+	at        time.Time     // when
+	slowed    bool          // a scan ran much slower than best measured
+	measuring bool          // a scan is measuring: others keep to best
+}
+
+// scanCandidates are the methods for the current GOMAXPROCS: one reading
+// worker, one reading worker per CPU (at most scanWorkers), and as many
+// mapping workers where files can be mapped.
+func scanCandidates() []scanConfig {
+	workers := min(runtime.GOMAXPROCS(0), scanWorkers)
+	methods := []scanConfig{{chunk: scanReadChunk, workers: 1, read: true}}
+	if workers > 1 {
+		methods = append(methods, scanConfig{chunk: scanReadChunk, workers: workers, read: true})
+	}
+	if canMap {
+		methods = append(methods, scanConfig{chunk: scanMapChunk, workers: workers})
+	}
+	return methods
+}
+
+func (c *scanChooser) scan(s *scan, visit func([]byte, int) error) error {
+	size := s.end - s.start
+	cfg, measure := c.pick(size)
+	if measure {
+		return c.measure(s, visit)
+	}
+	began := time.Now()
+	err := s.run(cfg, s.start, s.end, visit)
+	if err == nil && size >= scanTrialMin {
+		c.observe(cfg, perMiB(time.Since(began), size))
+	}
+	return err
+}
+
+// pick returns the method for a text of size bytes, or that this scan
+// measures them. Until a first measurement, and when GOMAXPROCS changed
+// since, it is the reading method with the most workers.
+func (c *scanChooser) pick(size int64) (cfg scanConfig, measure bool) {
+	methods := scanCandidates()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current := c.best.workers == 1 || c.best.workers == methods[len(methods)-1].workers
+	if size >= scanTrialMin && !c.measuring && (!current || c.slowed || time.Since(c.at) > scanRechoose) {
+		c.measuring = true
+		return scanConfig{}, true
+	}
+	if !current {
+		return methods[min(1, len(methods)-1)], false
+	}
+	return c.best, false
+}
+
+// measure scans one trial range with each method, then the rest of the
+// text with the fastest. A trial gives every worker one mapped chunk.
+func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
+	methods := scanCandidates()
+	workers := methods[len(methods)-1].workers
+	trial := int64(workers) * scanMapChunk
+	warmScanBufs(workers + 1)
+	var best scanConfig
+	var bestPerMiB time.Duration
+	pos := s.start
+	for i, m := range methods {
+		to := min(pos+trial, s.end)
+		began := time.Now()
+		if err := s.run(m, pos, to, visit); err != nil {
+			c.settle(scanConfig{}, 0)
+			return err
+		}
+		if per := perMiB(time.Since(began), to-pos); i == 0 || per < bestPerMiB {
+			best, bestPerMiB = m, per
+		}
+		pos = to
+	}
+	c.settle(best, bestPerMiB)
+	return s.run(best, pos, s.end, visit)
+}
+
+// settle ends a measurement with its fastest method, or, when the scan
+// failed before it measured them all (zero best), with the last choice.
+func (c *scanChooser) settle(best scanConfig, per time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.measuring = false
+	if best.workers > 0 {
+		c.best, c.perMiB, c.at, c.slowed = best, per, time.Now(), false
+	}
+}
+
+// observe notes a large scan's time per MiB with method cfg: half as slow
+// again as measured, the load changed, and the next large scan measures.
+// (A trial's range includes the start and end of a run, so a whole scan is
+// normally faster than its method measured.)
+func (c *scanChooser) observe(cfg scanConfig, per time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cfg == c.best && per > c.perMiB*3/2 {
+		c.slowed = true
+	}
+}
+
+func perMiB(d time.Duration, bytes int64) time.Duration {
+	return time.Duration(int64(d) * (1 << 20) / max(bytes, 1))
+}
+
+// warmScanBufs faults in the pages of n read buffers, so that a reading
+// method's trial is not charged with what only a process's first scan pays.
+func warmScanBufs(n int) {
+	bufs := make([][]byte, n)
+	for i := range bufs {
+		bufs[i] = getScanBuf(scanBufSize)
+		clear(bufs[i])
+	}
+	for _, b := range bufs {
+		putScanBuf(b)
+	}
+}
