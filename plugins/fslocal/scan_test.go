@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -23,9 +24,9 @@ type scanned struct {
 	visits   int
 }
 
-// scanPath stats path and scans that version with the given chunking. It
-// fails the test when a segment's count disagrees with its bytes.
-func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error) {
+// scanPath stats path and scans that version as how says. It fails the
+// test when a segment's count disagrees with its bytes.
+func scanPath(t testing.TB, f *FS, path string, how scanStrategy) (scanned, error) {
 	t.Helper()
 	tg := fs.Target{Key: path, Path: path}
 	info, err := f.Stat(context.Background(), tg)
@@ -34,7 +35,7 @@ func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error)
 	}
 	var got scanned
 	var text bytes.Buffer
-	err = scanLines(context.Background(), tg, info.Version, cfg, func(b []byte, n int) error {
+	err = scanLines(context.Background(), tg, info.Version, how, func(b []byte, n int) error {
 		if c := bytes.Count(b, newline); c != n {
 			t.Fatalf("segment %q counted %d newlines, holds %d", b, n, c)
 		}
@@ -52,15 +53,15 @@ func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error)
 
 // wantLikeReadText checks a scan against ReadText of the same file: the same
 // text, or the same error message and code.
-func wantLikeReadText(t testing.TB, f *FS, path string, cfg scanConfig) {
+func wantLikeReadText(t testing.TB, f *FS, path string, how scanStrategy) {
 	t.Helper()
 	want, wantErr := f.ReadText(context.Background(), fs.Target{Key: path, Path: path})
-	got, err := scanPath(t, f, path, cfg)
+	got, err := scanPath(t, f, path, how)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) || fs.CodeOf(err) != fs.CodeOf(wantErr) {
-		t.Fatalf("%+v: scan error %v, ReadText error %v", cfg, err, wantErr)
+		t.Fatalf("%+v: scan error %v, ReadText error %v", how, err, wantErr)
 	}
 	if err == nil && (got.text != want || got.newlines != strings.Count(want, "\n")) {
-		t.Fatalf("%+v: scanned %q (%d newlines), ReadText %q", cfg, got.text, got.newlines, want)
+		t.Fatalf("%+v: scanned %.200q (%d newlines), ReadText %.200q", how, got.text, got.newlines, want)
 	}
 }
 
@@ -388,5 +389,26 @@ func BenchmarkScanLines(b *testing.B) {
 				reportPeakRSS(b)
 			})
 		}
+	}
+}
+
+// A read view starts in its buffer at the offset within a page where its
+// file offset does, whichever buffer it gets: copies out of the page cache
+// into a buffer at another offset run several times slower.
+func TestScanReadViewAligned(t *testing.T) {
+	page := int64(os.Getpagesize())
+	var j scanJob
+	for _, from := range []int64{0, 1, 3, page - 1, page + 7, 1<<20 - 3, 5<<20 + 1} {
+		for _, n := range []int64{1, 100, scanReadChunk + 2*scanAhead} {
+			if err := j.view(&scan{}, from, from+n, true); err != nil {
+				t.Fatal(err)
+			}
+			addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(j.data))))
+			if (addr-from)&(page-1) != 0 || int64(len(j.data)) != n {
+				t.Fatalf("view of [%d, %d): %d bytes at %#x", from, from+n, len(j.data), addr)
+			}
+		}
+		putScanBuf(j.buf)
+		j.buf = nil
 	}
 }
