@@ -350,13 +350,25 @@ func TestScanShrunkFile(t *testing.T) {
 }
 
 // BenchmarkScanLines scans a whole file version (the read tool's first read
-// of a large file) with the default chunking: 16 MiB, and 512 MiB with
-// GORDIS_BIG_BENCH=1. Compare with BenchmarkStreamText.
+// of a large file): "chosen" through ScanLines, which measures the methods
+// on its first large scan and again every scanRechoose; each method alone;
+// and "measuring", where every scan measures, so that its time against the
+// chosen method's is what measuring costs. 16 MiB (below scanTrialMin: no
+// scan measures there), and 512 MiB with GORDIS_BIG_BENCH=1.
 func BenchmarkScanLines(b *testing.B) {
 	sizes := []int{16 << 20}
 	if os.Getenv("GORDIS_BIG_BENCH") == "1" {
 		sizes = append(sizes, 512<<20)
 	}
+	type way struct {
+		name string
+		how  scanStrategy // nil: ScanLines
+	}
+	ways := []way{{"chosen", nil}}
+	for _, m := range scanCandidates() {
+		ways = append(ways, way{methodName(m), m})
+	}
+	ways = append(ways, way{"measuring", measuring{&scanChooser{}}})
 	for _, size := range sizes {
 		for _, text := range []struct {
 			name  string
@@ -372,21 +384,35 @@ func BenchmarkScanLines(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				resetPeakRSS()
-				b.ResetTimer()
-				for b.Loop() {
-					lines := 0
-					if err := f.ScanLines(context.Background(), tg, info.Version, func(_ []byte, n int) error {
-						lines += n
-						return nil
-					}); err != nil || lines != size/80 {
-						b.Fatalf("%d lines, %v", lines, err)
-					}
+				for _, way := range ways {
+					b.Run(way.name, func(b *testing.B) {
+						b.SetBytes(int64(size))
+						b.ReportAllocs()
+						resetPeakRSS()
+						for b.Loop() {
+							lines := 0
+							count := func(_ []byte, n int) error {
+								lines += n
+								return nil
+							}
+							if way.how == nil {
+								err = f.ScanLines(context.Background(), tg, info.Version, count)
+							} else {
+								err = scanLines(context.Background(), tg, info.Version, way.how, count)
+							}
+							if err != nil || lines != size/80 {
+								b.Fatalf("%d lines, %v", lines, err)
+							}
+						}
+						b.StopTimer()
+						reportPeakRSS(b)
+						if way.how == nil && size >= scanTrialMin {
+							scanMethods.mu.Lock()
+							b.Logf("chosen: %s, measured at %v per MiB", methodName(scanMethods.best), scanMethods.perMiB)
+							scanMethods.mu.Unlock()
+						}
+					})
 				}
-				b.StopTimer()
-				reportPeakRSS(b)
 			})
 		}
 	}
@@ -411,4 +437,12 @@ func TestScanReadViewAligned(t *testing.T) {
 		putScanBuf(j.buf)
 		j.buf = nil
 	}
+}
+
+// methodName names a scan method for benchmarks: "read1", "read2", "map2".
+func methodName(m scanConfig) string {
+	if m.read {
+		return fmt.Sprintf("read%d", m.workers)
+	}
+	return fmt.Sprintf("map%d", m.workers)
 }
