@@ -10,6 +10,9 @@ const (
 	// scanTrialMin is the smallest text whose scan measures the methods:
 	// below it, the methods differ by a few milliseconds at most.
 	scanTrialMin = 64 << 20
+	// scanTrialRounds is how many trials each method gets; its fastest
+	// counts, so that one preemption on a busy machine does not decide.
+	scanTrialRounds = 2
 	// scanRechoose is how long a choice stands before a large scan measures
 	// again, so that the choice follows the load of a shared machine.
 	scanRechoose = 10 * time.Second
@@ -26,7 +29,8 @@ var _ scanStrategy = (*scanChooser)(nil)
 // faults on a mapping cost from well under a microsecond to over ten, and a
 // second worker helps only when a second core is free. So a large scan,
 // the first one and then one every scanRechoose, scans its first ranges
-// with each method in turn, timing each, and the rest with the fastest.
+// with each method in turn, twice over, timing each, and the rest with the
+// method whose faster trial was the fastest.
 // The measured ranges are part of the scan, so measuring costs only the
 // time the slower methods lose on them. A large scan that runs much slower
 // per byte than its method measured (the load changed) makes the next one
@@ -87,30 +91,38 @@ func (c *scanChooser) pick(size int64) (cfg scanConfig, measure bool) {
 	return c.best, false
 }
 
-// measure scans one trial range with each method, then the rest of the
-// text with the fastest. A trial gives every worker one mapped chunk.
+// measure scans trial ranges with each method in turn, scanTrialRounds
+// times over, then the rest of the text with the fastest. A trial gives
+// every worker one mapped chunk, or less when the trials would take more
+// than half the text.
 func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 	methods := scanCandidates()
 	workers := methods[len(methods)-1].workers
-	trial := int64(workers) * scanMapChunk
+	trial := min(int64(workers)*scanMapChunk, (s.end-s.start)/int64(2*scanTrialRounds*len(methods)))
 	warmScanBufs(workers + 1)
-	var best scanConfig
-	var bestPerMiB time.Duration
+	fastest := make([]time.Duration, len(methods))
 	pos := s.start
-	for i, m := range methods {
-		to := min(pos+trial, s.end)
-		began := time.Now()
-		if err := s.run(m, pos, to, visit); err != nil {
-			c.settle(scanConfig{}, 0)
-			return err
+	for round := range scanTrialRounds {
+		for i, m := range methods {
+			began := time.Now()
+			if err := s.run(m, pos, pos+trial, visit); err != nil {
+				c.settle(scanConfig{}, 0)
+				return err
+			}
+			if per := perMiB(time.Since(began), trial); round == 0 || per < fastest[i] {
+				fastest[i] = per
+			}
+			pos += trial
 		}
-		if per := perMiB(time.Since(began), to-pos); i == 0 || per < bestPerMiB {
-			best, bestPerMiB = m, per
-		}
-		pos = to
 	}
-	c.settle(best, bestPerMiB)
-	return s.run(best, pos, s.end, visit)
+	best := 0
+	for i := range methods {
+		if fastest[i] < fastest[best] {
+			best = i
+		}
+	}
+	c.settle(methods[best], fastest[best])
+	return s.run(methods[best], pos, s.end, visit)
 }
 
 // settle ends a measurement with its fastest method, or, when the scan

@@ -99,12 +99,11 @@ func TestScanChooserObserve(t *testing.T) {
 }
 
 // measuredFile writes size bytes of 100-byte lines with a 4-byte character
-// across every MiB boundary (where every method's chunks and every trial
-// range are cut), and a bad byte at offset at when at >= 0.
-func measuredFile(t *testing.T, path string, size, at int) {
+// across every cut, and a bad byte at offset at when at >= 0.
+func measuredFile(t *testing.T, path string, size int, cuts []int, at int) {
 	t.Helper()
 	data := bytes.Repeat([]byte(fmt.Sprintf("%099d\n", 0)), size/100+1)[:size]
-	for k := 1 << 20; k+2 < len(data); k += 1 << 20 {
+	for _, k := range cuts {
 		copy(data[k-2:], "😀")
 	}
 	if at >= 0 {
@@ -113,6 +112,16 @@ func measuredFile(t *testing.T, path string, size, at int) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// chunkCuts are where the chunks of any method are cut in [from, to):
+// every MiB from from.
+func chunkCuts(from, to int) []int {
+	var cuts []int
+	for k := from + 1<<20; k < to; k += 1 << 20 {
+		cuts = append(cuts, k)
+	}
+	return cuts
 }
 
 // measuring makes every scan measure, whatever the text's size.
@@ -128,10 +137,16 @@ func TestScanMeasuring(t *testing.T) {
 	f := New(dir)
 	path := filepath.Join(dir, "big.txt")
 	methods := scanCandidates()
-	trial := methods[len(methods)-1].workers * scanMapChunk
-	size := len(methods)*trial + 3<<20 + 5
-	for _, at := range []int{-1, trial + 12345, len(methods)*trial + 777} {
-		measuredFile(t, path, size, at)
+	const size = 25<<20 + 5
+	trial := min(methods[len(methods)-1].workers*scanMapChunk, size/(2*scanTrialRounds*len(methods)))
+	trials := scanTrialRounds * len(methods) * trial
+	var cuts []int
+	for r := 0; r < trials; r += trial {
+		cuts = append(append(cuts, chunkCuts(r, r+trial)...), r+trial)
+	}
+	cuts = append(cuts, chunkCuts(trials, size)...)
+	for _, at := range []int{-1, trial + 12345, trials - 1, trials + 777} {
+		measuredFile(t, path, size, cuts, at)
 		var c scanChooser
 		wantLikeReadText(t, f, path, measuring{&c})
 		if at < 0 && (c.at.IsZero() || c.measuring || !isCandidate(c.best)) {
@@ -146,7 +161,7 @@ func TestScanChooserConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	f := New(dir)
 	path := filepath.Join(dir, "big.txt")
-	measuredFile(t, path, scanTrialMin, -1)
+	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
 	tg := fs.Target{Key: path, Path: path}
 	want, err := f.ReadText(context.Background(), tg)
 	if err != nil {
@@ -192,7 +207,7 @@ func TestScanMeasuringStopped(t *testing.T) {
 	dir := t.TempDir()
 	f := New(dir)
 	path := filepath.Join(dir, "big.txt")
-	measuredFile(t, path, scanTrialMin, -1)
+	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
 	tg := fs.Target{Key: path, Path: path}
 	info, err := f.Stat(context.Background(), tg)
 	if err != nil {
