@@ -2,6 +2,7 @@ package fslocal
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -13,8 +14,9 @@ const (
 	// scanTrialRounds is how many trials each method gets; its fastest
 	// counts, so that one preemption on a busy machine does not decide.
 	scanTrialRounds = 2
-	// scanRechoose is how long a choice stands before a large scan measures
-	// again, so that the choice follows the load of a shared machine.
+	// scanRechoose is how long a measurement stands before a large scan
+	// measures again, so that the choice follows the load of a shared
+	// machine.
 	scanRechoose = 10 * time.Second
 )
 
@@ -25,23 +27,27 @@ var scanMethods scanChooser
 var _ scanStrategy = (*scanChooser)(nil)
 
 // scanChooser scans with the method that measured fastest on this machine.
-// Which one that is differs from machine to machine by several times: page
-// faults on a mapping cost from well under a microsecond to over ten, and a
-// second worker helps only when a second core is free. So a large scan,
-// the first one and then one every scanRechoose, scans its first ranges
-// with each method in turn, twice over, timing each, and the rest with the
-// method whose faster trial was the fastest.
-// The measured ranges are part of the scan, so measuring costs only the
-// time the slower methods lose on them. A large scan that runs much slower
-// per byte than its method measured (the load changed) makes the next one
-// measure again.
+// Which one that is differs from machine to machine by several times (page
+// faults on a mapping cost from about what a copy out of the page cache
+// costs to several times more) and with the load (a second worker helps
+// only while a second core is free). So a large scan, the first one and
+// then one every scanRechoose, scans its first ranges with each method in
+// turn, twice over, timing each, and the rest with the method whose faster
+// trial was the fastest. The trial ranges are part of the scan, so
+// measuring costs only the time the slower methods lose on them.
+//
+// A trial is short, and on a loaded machine a parallel method can measure
+// well and then run a whole scan much slower, its workers waiting for
+// cores in turn. A whole scan half as slow again as its method's time
+// therefore replaces that time, and the next scan takes the method that is
+// then fastest.
 type scanChooser struct {
 	mu        sync.Mutex
-	best      scanConfig    // the fastest method measured
-	perMiB    time.Duration // best's time per MiB when measured
-	at        time.Time     // when
-	slowed    bool          // a scan ran much slower than best measured
-	measuring bool          // a scan is measuring: others keep to best
+	methods   []scanConfig    // the candidates measured; nil: none yet
+	perMiB    []time.Duration // each one's time per MiB: its faster trial, or a slower whole scan
+	best      int             // the index of the fastest
+	at        time.Time       // when measured
+	measuring bool            // a scan is measuring: the others take best
 }
 
 // scanCandidates are the methods for the current GOMAXPROCS: one reading
@@ -74,21 +80,21 @@ func (c *scanChooser) scan(s *scan, visit func([]byte, int) error) error {
 }
 
 // pick returns the method for a text of size bytes, or that this scan
-// measures them. Until a first measurement, and when GOMAXPROCS changed
-// since, it is the reading method with the most workers.
+// measures them. Without a measurement for the current GOMAXPROCS, it is
+// the reading method with the most workers.
 func (c *scanChooser) pick(size int64) (cfg scanConfig, measure bool) {
-	methods := scanCandidates()
+	candidates := scanCandidates()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current := c.best.workers == 1 || c.best.workers == methods[len(methods)-1].workers
-	if size >= scanTrialMin && !c.measuring && (!current || c.slowed || time.Since(c.at) > scanRechoose) {
+	current := slices.Equal(c.methods, candidates)
+	if size >= scanTrialMin && !c.measuring && (!current || time.Since(c.at) > scanRechoose) {
 		c.measuring = true
 		return scanConfig{}, true
 	}
 	if !current {
-		return methods[min(1, len(methods)-1)], false
+		return candidates[min(1, len(candidates)-1)], false
 	}
-	return c.best, false
+	return c.methods[c.best], false
 }
 
 // measure scans trial ranges with each method in turn, scanTrialRounds
@@ -106,7 +112,7 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 		for i, m := range methods {
 			began := time.Now()
 			if err := s.run(m, pos, pos+trial, visit); err != nil {
-				c.settle(scanConfig{}, 0)
+				c.settle(nil, nil)
 				return err
 			}
 			if per := perMiB(time.Since(began), trial); round == 0 || per < fastest[i] {
@@ -115,37 +121,39 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 			pos += trial
 		}
 	}
-	best := 0
-	for i := range methods {
-		if fastest[i] < fastest[best] {
-			best = i
-		}
-	}
-	c.settle(methods[best], fastest[best])
-	return s.run(methods[best], pos, s.end, visit)
+	best := c.settle(methods, fastest)
+	return s.run(best, pos, s.end, visit)
 }
 
-// settle ends a measurement with its fastest method, or, when the scan
-// failed before it measured them all (zero best), with the last choice.
-func (c *scanChooser) settle(best scanConfig, per time.Duration) {
+// settle ends a measurement and returns the fastest method, or, when the
+// scan failed before it measured them all (nil methods), keeps the last.
+func (c *scanChooser) settle(methods []scanConfig, perMiB []time.Duration) scanConfig {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.measuring = false
-	if best.workers > 0 {
-		c.best, c.perMiB, c.at, c.slowed = best, per, time.Now(), false
+	if methods == nil {
+		return scanConfig{}
 	}
+	c.methods, c.perMiB, c.at = methods, perMiB, time.Now()
+	c.best = fastestOf(perMiB)
+	return methods[c.best]
 }
 
 // observe notes a large scan's time per MiB with method cfg: half as slow
-// again as measured, the load changed, and the next large scan measures.
-// (A trial's range includes the start and end of a run, so a whole scan is
-// normally faster than its method measured.)
+// again as the chosen method's time, it becomes that method's time, and
+// the fastest then is chosen. (A trial includes the start and end of a
+// run, so a whole scan is normally faster than its method's trial.)
 func (c *scanChooser) observe(cfg scanConfig, per time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cfg == c.best && per > c.perMiB*3/2 {
-		c.slowed = true
+	if c.methods != nil && cfg == c.methods[c.best] && per > c.perMiB[c.best]*3/2 {
+		c.perMiB[c.best] = per
+		c.best = fastestOf(c.perMiB)
 	}
+}
+
+func fastestOf(perMiB []time.Duration) int {
+	return slices.Index(perMiB, slices.Min(perMiB))
 }
 
 func perMiB(d time.Duration, bytes int64) time.Duration {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,44 +15,42 @@ import (
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
-// A chooser measures on a large scan when it has no current choice (none
-// yet, an old one, one that ran slow, or one for another GOMAXPROCS), and
-// one scan at a time; every other scan takes the choice, or, without one,
-// the reading method with the most workers.
+// A chooser measures on a large scan when it has no current measurement
+// (none yet, an old one, or one for another GOMAXPROCS), and one scan at a
+// time; every other scan takes the fastest method, or, without a
+// measurement, the reading method with the most workers.
 func TestScanChooserPick(t *testing.T) {
 	methods := scanCandidates()
 	fallback := methods[min(1, len(methods)-1)]
-	one := methods[0]
-	otherProcs := scanConfig{chunk: scanReadChunk, workers: scanWorkers + 1, read: true}
+	last := len(methods) - 1
+	otherProcs := append(slices.Clone(methods), scanConfig{chunk: scanReadChunk, workers: scanWorkers + 1, read: true})
 	const old = scanRechoose + time.Second
 	tests := []struct {
 		name        string
-		best        scanConfig // zero: none yet
+		methods     []scanConfig // nil: none yet
 		age         time.Duration
-		slowed      bool
 		measuring   bool
 		size        int64
 		want        scanConfig
 		wantMeasure bool
 	}{
-		{"none yet, small text", scanConfig{}, 0, false, false, scanTrialMin - 1, fallback, false},
-		{"none yet, large text", scanConfig{}, 0, false, false, scanTrialMin, scanConfig{}, true},
-		{"none yet, another scan measuring", scanConfig{}, 0, false, true, scanTrialMin, fallback, false},
-		{"current, small text", one, 0, false, false, 1, one, false},
-		{"current, large text", one, 0, false, false, scanTrialMin, one, false},
-		{"old, large text", one, old, false, false, scanTrialMin, scanConfig{}, true},
-		{"old, small text", one, old, false, false, scanTrialMin - 1, one, false},
-		{"old, another scan measuring", one, old, false, true, scanTrialMin, one, false},
-		{"ran slow, large text", one, 0, true, false, scanTrialMin, scanConfig{}, true},
-		{"ran slow, small text", one, 0, true, false, 1, one, false},
-		{"other GOMAXPROCS, large text", otherProcs, 0, false, false, scanTrialMin, scanConfig{}, true},
-		{"other GOMAXPROCS, small text", otherProcs, 0, false, false, 1, fallback, false},
+		{"none yet, small text", nil, 0, false, scanTrialMin - 1, fallback, false},
+		{"none yet, large text", nil, 0, false, scanTrialMin, scanConfig{}, true},
+		{"none yet, another scan measuring", nil, 0, true, scanTrialMin, fallback, false},
+		{"current, small text", methods, 0, false, 1, methods[last], false},
+		{"current, large text", methods, 0, false, scanTrialMin, methods[last], false},
+		{"old, large text", methods, old, false, scanTrialMin, scanConfig{}, true},
+		{"old, small text", methods, old, false, scanTrialMin - 1, methods[last], false},
+		{"old, another scan measuring", methods, old, true, scanTrialMin, methods[last], false},
+		{"other GOMAXPROCS, large text", otherProcs, 0, false, scanTrialMin, scanConfig{}, true},
+		{"other GOMAXPROCS, small text", otherProcs, 0, false, 1, fallback, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &scanChooser{best: tt.best, slowed: tt.slowed, measuring: tt.measuring}
-			if tt.best.workers > 0 {
+			c := &scanChooser{methods: tt.methods, best: last, measuring: tt.measuring}
+			if tt.methods != nil {
 				c.at = time.Now().Add(-tt.age)
+				c.perMiB = make([]time.Duration, len(tt.methods))
 			}
 			got, measure := c.pick(tt.size)
 			if got != tt.want || measure != tt.wantMeasure {
@@ -64,36 +63,34 @@ func TestScanChooserPick(t *testing.T) {
 	}
 }
 
-// A large scan half as slow again as its method measured marks the choice
-// slow; a slower scan of another method, or a faster one, does not; a new
-// measurement clears it.
+// A whole scan half as slow again as the chosen method's time replaces
+// that time, and the fastest then is chosen; a faster or a little slower
+// scan, or one by another method, changes nothing.
 func TestScanChooserObserve(t *testing.T) {
-	methods := scanCandidates()
-	best, other := methods[0], methods[len(methods)-1]
-	if best == other {
-		other.workers++
-	}
+	a, b, c := scanConfig{chunk: 1, workers: 1}, scanConfig{chunk: 2, workers: 1}, scanConfig{chunk: 3, workers: 1}
+	const us = time.Microsecond
 	tests := []struct {
-		name string
-		cfg  scanConfig
-		per  time.Duration
-		want bool
+		name       string
+		observed   []scanConfig
+		per        []time.Duration
+		wantBest   scanConfig
+		wantPerMiB []time.Duration
 	}{
-		{"faster", best, 50 * time.Microsecond, false},
-		{"a little slower", best, 149 * time.Microsecond, false},
-		{"much slower", best, 151 * time.Microsecond, true},
-		{"another method, much slower", other, time.Millisecond, false},
+		{"faster", []scanConfig{a}, []time.Duration{50 * us}, a, []time.Duration{100 * us, 140 * us, 200 * us}},
+		{"a little slower", []scanConfig{a}, []time.Duration{150 * us}, a, []time.Duration{100 * us, 140 * us, 200 * us}},
+		{"much slower", []scanConfig{a}, []time.Duration{151 * us}, b, []time.Duration{151 * us, 140 * us, 200 * us}},
+		{"another method, much slower", []scanConfig{b}, []time.Duration{time.Millisecond}, a, []time.Duration{100 * us, 140 * us, 200 * us}},
+		{"both read ones much slower", []scanConfig{a, b}, []time.Duration{300 * us, 400 * us}, c, []time.Duration{300 * us, 400 * us, 200 * us}},
+		{"back to the first", []scanConfig{a, b}, []time.Duration{160 * us, 400 * us}, a, []time.Duration{160 * us, 400 * us, 200 * us}},
 	}
 	for _, tt := range tests {
-		var c scanChooser
-		c.settle(best, 100*time.Microsecond)
-		c.observe(tt.cfg, tt.per)
-		if c.slowed != tt.want {
-			t.Fatalf("%s: slowed = %v", tt.name, c.slowed)
+		var ch scanChooser
+		ch.settle([]scanConfig{a, b, c}, []time.Duration{100 * us, 140 * us, 200 * us})
+		for i, cfg := range tt.observed {
+			ch.observe(cfg, tt.per[i])
 		}
-		c.settle(best, 100*time.Microsecond)
-		if c.slowed {
-			t.Fatalf("%s: still slowed after measuring", tt.name)
+		if got := ch.methods[ch.best]; got != tt.wantBest || !slices.Equal(ch.perMiB, tt.wantPerMiB) {
+			t.Fatalf("%s: best %+v, times %v; want %+v, %v", tt.name, got, ch.perMiB, tt.wantBest, tt.wantPerMiB)
 		}
 	}
 }
@@ -149,7 +146,7 @@ func TestScanMeasuring(t *testing.T) {
 		measuredFile(t, path, size, cuts, at)
 		var c scanChooser
 		wantLikeReadText(t, f, path, measuring{&c})
-		if at < 0 && (c.at.IsZero() || c.measuring || !isCandidate(c.best)) {
+		if at < 0 && (c.at.IsZero() || c.measuring || !slices.Equal(c.methods, scanCandidates())) {
 			t.Fatalf("after measuring: %+v", &c)
 		}
 	}
@@ -186,18 +183,9 @@ func TestScanChooserConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if c.at.IsZero() || c.measuring || !isCandidate(c.best) {
+	if c.at.IsZero() || c.measuring || !slices.Equal(c.methods, scanCandidates()) {
 		t.Fatalf("after concurrent scans: %+v", &c)
 	}
-}
-
-func isCandidate(cfg scanConfig) bool {
-	for _, m := range scanCandidates() {
-		if m == cfg {
-			return true
-		}
-	}
-	return false
 }
 
 // A measuring scan stopped during its trials (cancelled, or by the
@@ -230,7 +218,7 @@ func TestScanMeasuringStopped(t *testing.T) {
 		if fmt.Sprint(err) != tt.wantErr {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if c.measuring || !c.at.IsZero() {
+		if c.measuring || c.methods != nil {
 			t.Fatalf("%s: after the stopped scan: %+v", tt.name, &c)
 		}
 		if _, measure := c.pick(scanTrialMin); !measure {

@@ -408,7 +408,7 @@ func BenchmarkScanLines(b *testing.B) {
 						reportPeakRSS(b)
 						if way.how == nil && size >= scanTrialMin {
 							scanMethods.mu.Lock()
-							b.Logf("chosen: %s, measured at %v per MiB", methodName(scanMethods.best), scanMethods.perMiB)
+							b.Logf("chosen: %s, at %v per MiB", methodName(scanMethods.methods[scanMethods.best]), scanMethods.perMiB[scanMethods.best])
 							scanMethods.mu.Unlock()
 						}
 					})
