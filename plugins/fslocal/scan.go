@@ -40,10 +40,10 @@ var _ fs.LineScanner = (*FS)(nil)
 
 // ScanLines splits the text of version v into chunks for workers that
 // validate and count them, and visits the chunks in order on the calling
-// goroutine. How is measured on the machine (see scanChooser): one worker
-// reading, one worker per CPU (at most 4) reading, or as many mapping
-// their chunks. At most one chunk more than there are workers is in view
-// at a time. Mapped text is the file itself: a concurrent writer could
+// goroutine. The workers are one reader, one reader per CPU (at most 4),
+// or as many mapping their chunks, whichever measured fastest on this
+// machine (see scanChooser). At most one chunk more than there are workers
+// is in view at a time. Mapped text is the file itself: a concurrent writer could
 // change it after its validation, but such a write changes the version,
 // which fails the scan at its end.
 func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {

@@ -121,6 +121,22 @@ func chunkCuts(from, to int) []int {
 	return cuts
 }
 
+// largeText writes a valid text just large enough that its scans measure,
+// and returns it with its version.
+func largeText(t *testing.T) (*FS, fs.Target, fs.Version) {
+	t.Helper()
+	dir := t.TempDir()
+	f := New(dir)
+	path := filepath.Join(dir, "big.txt")
+	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
+	tg := fs.Target{Key: path, Path: path}
+	info, err := f.Stat(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, tg, info.Version
+}
+
 // measuring makes every scan measure, whatever the text's size.
 type measuring struct{ c *scanChooser }
 
@@ -155,16 +171,8 @@ func TestScanMeasuring(t *testing.T) {
 // Concurrent large scans sharing one chooser give what ReadText gives and
 // leave one choice.
 func TestScanChooserConcurrent(t *testing.T) {
-	dir := t.TempDir()
-	f := New(dir)
-	path := filepath.Join(dir, "big.txt")
-	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
-	tg := fs.Target{Key: path, Path: path}
+	f, tg, v := largeText(t)
 	want, err := f.ReadText(context.Background(), tg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := f.Stat(context.Background(), tg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +181,7 @@ func TestScanChooserConcurrent(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			var got bytes.Buffer
-			err := scanLines(context.Background(), tg, info.Version, &c, func(b []byte, _ int) error {
+			err := scanLines(context.Background(), tg, v, &c, func(b []byte, _ int) error {
 				got.Write(b)
 				return nil
 			})
@@ -192,15 +200,7 @@ func TestScanChooserConcurrent(t *testing.T) {
 // visitor) ends the measurement without a choice, so a later scan
 // measures.
 func TestScanMeasuringStopped(t *testing.T) {
-	dir := t.TempDir()
-	f := New(dir)
-	path := filepath.Join(dir, "big.txt")
-	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
-	tg := fs.Target{Key: path, Path: path}
-	info, err := f.Stat(context.Background(), tg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tg, v := largeText(t)
 	stop := errors.New("stop")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -214,7 +214,7 @@ func TestScanMeasuringStopped(t *testing.T) {
 		{"visitor error", context.Background(), func() error { return stop }, "stop"},
 	} {
 		var c scanChooser
-		err := scanLines(tt.ctx, tg, info.Version, &c, func([]byte, int) error { return tt.visit() })
+		err := scanLines(tt.ctx, tg, v, &c, func([]byte, int) error { return tt.visit() })
 		if fmt.Sprint(err) != tt.wantErr {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
