@@ -98,7 +98,8 @@ func (c *scanChooser) pick(size int64) (cfg scanConfig, measure bool) {
 }
 
 // measure scans trial ranges with each method in turn, scanTrialRounds
-// times over, then the rest of the text with the fastest. A trial gives
+// times over, then the rest of the text (at least half of it) with the
+// fastest, observed like a whole scan. A trial gives
 // every worker one mapped chunk, or less when the trials would take more
 // than half the text.
 func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
@@ -122,7 +123,12 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 		}
 	}
 	best := c.settle(methods, fastest)
-	return s.run(best, pos, s.end, visit)
+	began := time.Now()
+	err := s.run(best, pos, s.end, visit)
+	if err == nil {
+		c.observe(best, perMiB(time.Since(began), s.end-pos))
+	}
+	return err
 }
 
 // settle ends a measurement and returns the fastest method, or, when the
