@@ -133,15 +133,15 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 
 // settle ends a measurement and returns the fastest method, or, when the
 // scan failed before it measured them all (nil methods), keeps the last.
-func (c *scanChooser) settle(methods []scanConfig, perMiB []time.Duration) scanConfig {
+func (c *scanChooser) settle(methods []scanConfig, times []time.Duration) scanConfig {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.measuring = false
 	if methods == nil {
 		return scanConfig{}
 	}
-	c.methods, c.perMiB, c.at = methods, perMiB, time.Now()
-	c.best = fastestOf(perMiB)
+	c.methods, c.perMiB, c.at = methods, times, time.Now()
+	c.best = fastestOf(times)
 	return methods[c.best]
 }
 
@@ -158,8 +158,8 @@ func (c *scanChooser) observe(cfg scanConfig, per time.Duration) {
 	}
 }
 
-func fastestOf(perMiB []time.Duration) int {
-	return slices.Index(perMiB, slices.Min(perMiB))
+func fastestOf(times []time.Duration) int {
+	return slices.Index(times, slices.Min(times))
 }
 
 func perMiB(d time.Duration, bytes int64) time.Duration {
