@@ -353,8 +353,9 @@ func TestScanShrunkFile(t *testing.T) {
 // of a large file): "chosen" through ScanLines, which measures the methods
 // on its first large scan and again every scanRechoose; each method alone;
 // and "measuring", where every scan measures, so that its time against the
-// chosen method's is what measuring costs. 16 MiB (below scanTrialMin: no
-// scan measures there), and 512 MiB with GORDIS_BIG_BENCH=1.
+// chosen method's is what measuring costs. 16 MiB (below scanTrialMin, so
+// that ScanLines does not measure there), and 512 MiB with
+// GORDIS_BIG_BENCH=1.
 func BenchmarkScanLines(b *testing.B) {
 	sizes := []int{16 << 20}
 	if os.Getenv("GORDIS_BIG_BENCH") == "1" {
@@ -445,4 +446,26 @@ func methodName(m scanConfig) string {
 		return fmt.Sprintf("read%d", m.workers)
 	}
 	return fmt.Sprintf("map%d", m.workers)
+}
+
+// Read buffers are kept up to a fixed number, of one size: returning more
+// never blocks, and a larger buffer, made for a larger view, is not kept.
+func TestScanBufsBounded(t *testing.T) {
+	for len(scanBufs) > 0 {
+		<-scanBufs
+	}
+	for range 2 * cap(scanBufs) {
+		putScanBuf(make([]byte, scanBufSize))
+	}
+	if len(scanBufs) != cap(scanBufs) {
+		t.Fatalf("%d buffers kept, want %d", len(scanBufs), cap(scanBufs))
+	}
+	if b := getScanBuf(scanBufSize - 1); cap(b) != scanBufSize || len(scanBufs) != cap(scanBufs)-1 {
+		t.Fatalf("got a buffer of %d bytes, %d kept", cap(b), len(scanBufs))
+	}
+	big := getScanBuf(scanBufSize + 1)
+	putScanBuf(big)
+	if cap(big) != scanBufSize+1 || len(scanBufs) != cap(scanBufs)-1 {
+		t.Fatalf("larger buffer of %d bytes: %d kept", cap(big), len(scanBufs))
+	}
 }
