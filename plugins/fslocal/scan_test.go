@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -23,9 +24,9 @@ type scanned struct {
 	visits   int
 }
 
-// scanPath stats path and scans that version with the given chunking. It
-// fails the test when a segment's count disagrees with its bytes.
-func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error) {
+// scanPath stats path and scans that version as how says. It fails the
+// test when a segment's count disagrees with its bytes.
+func scanPath(t testing.TB, f *FS, path string, how scanStrategy) (scanned, error) {
 	t.Helper()
 	tg := fs.Target{Key: path, Path: path}
 	info, err := f.Stat(context.Background(), tg)
@@ -34,7 +35,7 @@ func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error)
 	}
 	var got scanned
 	var text bytes.Buffer
-	err = f.scanLines(context.Background(), tg, info.Version, cfg, func(b []byte, n int) error {
+	err = f.scanLines(context.Background(), tg, info.Version, how, func(b []byte, n int) error {
 		if c := bytes.Count(b, newline); c != n {
 			t.Fatalf("segment %q counted %d newlines, holds %d", b, n, c)
 		}
@@ -52,15 +53,15 @@ func scanPath(t testing.TB, f *FS, path string, cfg scanConfig) (scanned, error)
 
 // wantLikeReadText checks a scan against ReadText of the same file: the same
 // text, or the same error message and code.
-func wantLikeReadText(t testing.TB, f *FS, path string, cfg scanConfig) {
+func wantLikeReadText(t testing.TB, f *FS, path string, how scanStrategy) {
 	t.Helper()
 	want, wantErr := f.ReadText(context.Background(), fs.Target{Key: path, Path: path})
-	got, err := scanPath(t, f, path, cfg)
+	got, err := scanPath(t, f, path, how)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) || fs.CodeOf(err) != fs.CodeOf(wantErr) {
-		t.Fatalf("%+v: scan error %v, ReadText error %v", cfg, err, wantErr)
+		t.Fatalf("%+v: scan error %v, ReadText error %v", how, err, wantErr)
 	}
 	if err == nil && (got.text != want || got.newlines != strings.Count(want, "\n")) {
-		t.Fatalf("%+v: scanned %q (%d newlines), ReadText %q", cfg, got.text, got.newlines, want)
+		t.Fatalf("%+v: scanned %.200q (%d newlines), ReadText %.200q", how, got.text, got.newlines, want)
 	}
 }
 
@@ -336,9 +337,9 @@ func TestScanShrunkFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer file.Close()
-		s := scan{cfg: cfg, ctx: context.Background(), file: file, path: path, end: 64 << 10}
+		s := scan{ctx: context.Background(), file: file, path: path, end: 64 << 10}
 		seen := 0
-		err = s.run(func(b []byte, _ int) error {
+		err = s.run(cfg, s.start, s.end, func(b []byte, _ int) error {
 			seen += len(b)
 			return nil
 		})
@@ -349,13 +350,26 @@ func TestScanShrunkFile(t *testing.T) {
 }
 
 // BenchmarkScanLines scans a whole file version (the read tool's first read
-// of a large file) with the default chunking: 16 MiB, and 512 MiB with
-// GORDIS_BIG_BENCH=1. Compare with BenchmarkStreamText.
+// of a large file): "chosen" through ScanLines, which measures the methods
+// on its first large scan and again every scanRechoose; each method alone;
+// and "measuring", where every scan measures, so that its time against the
+// chosen method's is what measuring costs. 16 MiB (below scanTrialMin, so
+// that ScanLines does not measure there), and 512 MiB with
+// GORDIS_BIG_BENCH=1.
 func BenchmarkScanLines(b *testing.B) {
 	sizes := []int{16 << 20}
 	if os.Getenv("GORDIS_BIG_BENCH") == "1" {
 		sizes = append(sizes, 512<<20)
 	}
+	type way struct {
+		name string
+		how  scanStrategy // nil: ScanLines
+	}
+	ways := []way{{"chosen", nil}}
+	for _, m := range scanCandidates() {
+		ways = append(ways, way{methodName(m), m})
+	}
+	ways = append(ways, way{"measuring", measuring{&scanChooser{}}})
 	for _, size := range sizes {
 		for _, text := range []struct {
 			name  string
@@ -371,22 +385,87 @@ func BenchmarkScanLines(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.SetBytes(int64(size))
-				b.ReportAllocs()
-				resetPeakRSS()
-				b.ResetTimer()
-				for b.Loop() {
-					lines := 0
-					if err := f.ScanLines(context.Background(), tg, info.Version, func(_ []byte, n int) error {
-						lines += n
-						return nil
-					}); err != nil || lines != size/80 {
-						b.Fatalf("%d lines, %v", lines, err)
-					}
+				for _, way := range ways {
+					b.Run(way.name, func(b *testing.B) {
+						b.SetBytes(int64(size))
+						b.ReportAllocs()
+						resetPeakRSS()
+						for b.Loop() {
+							lines := 0
+							count := func(_ []byte, n int) error {
+								lines += n
+								return nil
+							}
+							if way.how == nil {
+								err = f.ScanLines(context.Background(), tg, info.Version, count)
+							} else {
+								err = f.scanLines(context.Background(), tg, info.Version, way.how, count)
+							}
+							if err != nil || lines != size/80 {
+								b.Fatalf("%d lines, %v", lines, err)
+							}
+						}
+						b.StopTimer()
+						reportPeakRSS(b)
+						if way.how == nil && size >= scanTrialMin {
+							scanMethods.mu.Lock()
+							b.Logf("chosen: %s, at %v per MiB", methodName(scanMethods.methods[scanMethods.best]), scanMethods.perMiB[scanMethods.best])
+							scanMethods.mu.Unlock()
+						}
+					})
 				}
-				b.StopTimer()
-				reportPeakRSS(b)
 			})
 		}
+	}
+}
+
+// A read view starts in its buffer at the offset within a page where its
+// file offset does, whichever buffer it gets: copies out of the page cache
+// into a buffer at another offset run several times slower.
+func TestScanReadViewAligned(t *testing.T) {
+	page := int64(os.Getpagesize())
+	var j scanJob
+	for _, from := range []int64{0, 1, 3, page - 1, page + 7, 1<<20 - 3, 5<<20 + 1} {
+		for _, n := range []int64{1, 100, scanReadChunk + 2*scanAhead} {
+			if err := j.view(&scan{}, from, from+n, true); err != nil {
+				t.Fatal(err)
+			}
+			addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(j.data))))
+			if (addr-from)&(page-1) != 0 || int64(len(j.data)) != n {
+				t.Fatalf("view of [%d, %d): %d bytes at %#x", from, from+n, len(j.data), addr)
+			}
+		}
+		putScanBuf(j.buf)
+		j.buf = nil
+	}
+}
+
+// methodName names a scan method for benchmarks: "read1", "read2", "map2".
+func methodName(m scanConfig) string {
+	if m.read {
+		return fmt.Sprintf("read%d", m.workers)
+	}
+	return fmt.Sprintf("map%d", m.workers)
+}
+
+// Read buffers are kept up to a fixed number, of one size: returning more
+// never blocks, and a larger buffer, made for a larger view, is not kept.
+func TestScanBufsBounded(t *testing.T) {
+	for len(scanBufs) > 0 {
+		<-scanBufs
+	}
+	for range 2 * cap(scanBufs) {
+		putScanBuf(make([]byte, scanBufSize))
+	}
+	if len(scanBufs) != cap(scanBufs) {
+		t.Fatalf("%d buffers kept, want %d", len(scanBufs), cap(scanBufs))
+	}
+	if b := getScanBuf(scanBufSize - 1); cap(b) != scanBufSize || len(scanBufs) != cap(scanBufs)-1 {
+		t.Fatalf("got a buffer of %d bytes, %d kept", cap(b), len(scanBufs))
+	}
+	big := getScanBuf(scanBufSize + 1)
+	putScanBuf(big)
+	if cap(big) != scanBufSize+1 || len(scanBufs) != cap(scanBufs)-1 {
+		t.Fatalf("larger buffer of %d bytes: %d kept", cap(big), len(scanBufs))
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// canMap reports whether scans may map files: one of the measured methods.
+const canMap = true
+
 // mapRange maps file[from:to) read-only from the page holding from, which
 // is off bytes into the mapping.
 func mapRange(file *os.File, from, to int64) (m []byte, off int64, err error) {
