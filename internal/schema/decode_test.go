@@ -90,6 +90,8 @@ func TestDecode(t *testing.T) {
 		{"{\"file_path\":\"a\xffb\",\"content\":\"\"}", writeArgs{"a\uFFFDb", ""}, ""},
 		// Invalid UTF-8 decodes longer than it is written, after an escape made room.
 		{"{\"file_path\":\"\\b0\xda0\",\"content\":\"\xff\xfe\\n\"}", writeArgs{"\b0\uFFFD0", "\uFFFD\uFFFD\n"}, ""},
+		// A multi-byte character after invalid UTF-8 that filled the storage.
+		{"{\"file_path\":\"\xff\u00e9\",\"content\":\"\xff\xf0\x9f\x98\x80\"}", writeArgs{"\uFFFD\u00e9", "\uFFFD\U0001F600"}, ""},
 		// Keys match exactly: a case variant is an undeclared key.
 		{`{"file_path":"ok","FILE_PATH":"../x","content":""}`, writeArgs{"ok", ""}, ""},
 		{`{"File_Path":"../x","content":""}`, writeArgs{}, `missing required property "file_path"`},
