@@ -12,8 +12,9 @@ import (
 // and decoded into A; the value V renders with render.
 //
 // The parameters schema is derived from A (a struct): fields without
-// omitempty are required, and unknown keys are ignored. Keys match the JSON
-// names exactly, and a declared key given twice is invalid. For flat
+// omitempty are required, and unknown keys are ignored. Top-level keys
+// match the JSON names exactly, and a declared key given twice is invalid.
+// For flat
 // arguments (strings, numbers and booleans, plain or as pointers) the
 // registry validates and decodes in one pass, copying each string once.
 //
