@@ -12,10 +12,10 @@ import (
 // and decoded into A; the value V renders with render.
 //
 // The parameters schema is derived from A (a struct): fields without
-// omitempty are required, and unknown keys are ignored. Keys match the JSON
-// names exactly, and a declared key given twice is invalid. For flat
-// arguments (strings, numbers and booleans, plain or as pointers) the
-// registry validates and decodes in one pass, copying each string once.
+// omitempty are required, and unknown keys are ignored. Top-level keys
+// match the JSON names exactly, and a declared key given twice is invalid.
+// For flat arguments (strings, numbers and booleans, plain or as pointers)
+// the registry validates and decodes in one pass, copying each string once.
 //
 // Declare numbers the tool checks itself as *float64 or json.Number so that
 // 1.5 reaches it as written (an int field turns 1.5 into an

@@ -28,15 +28,28 @@ func TestExecuteExactKeys(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tool := mustDefine(t, "move", func(_ context.Context, _ *Call, a pathArgs) (string, error) {
-		dest := "-"
-		if a.Dest != nil {
-			dest = *a.Dest
+	move := func(filePath string, dest *string) string {
+		if dest == nil {
+			return filePath + " -> -"
 		}
-		return a.FilePath + " -> " + dest, nil
+		return filePath + " -> " + *dest
+	}
+	flat := mustDefine(t, "move", func(_ context.Context, _ *Call, a pathArgs) (string, error) {
+		return move(a.FilePath, a.Dest), nil
 	}, func(s string) string { return s })
-	tool.Traits = Traits{Paths: []string{"file_path", "dest"}}
-	mustRegister(t, root, r, tool)
+	// A slice makes the arguments not flat: the same keys rule applies.
+	type taggedPathArgs struct {
+		FilePath string   `json:"file_path"`
+		Dest     *string  `json:"dest,omitempty"`
+		Tags     []string `json:"tags,omitempty"`
+	}
+	tagged := mustDefine(t, "move_tagged", func(_ context.Context, _ *Call, a taggedPathArgs) (string, error) {
+		return move(a.FilePath, a.Dest), nil
+	}, func(s string) string { return s })
+	for _, tool := range []Tool{flat, tagged} {
+		tool.Traits = Traits{Paths: []string{"file_path", "dest"}}
+		mustRegister(t, root, r, tool)
+	}
 	tests := []struct {
 		args, text, code string
 		paths            []string
@@ -46,15 +59,17 @@ func TestExecuteExactKeys(t *testing.T) {
 		{`{"file_path":"ok","file_path":"../x"}`, `Error: invalid arguments: duplicate property "file_path"`, CodeInvalidArgs, nil},
 		{`{"File_Path":"../x"}`, `Error: invalid arguments: missing required property "file_path"`, CodeInvalidArgs, nil},
 	}
-	for _, tt := range tests {
-		listened = nil
-		res := r.Execute(context.Background(), &Call{Tool: "move", Args: json.RawMessage(tt.args)})
-		code := ""
-		if res.Error != nil {
-			code = res.Error.Code
-		}
-		if res.Text != tt.text || code != tt.code || !slices.Equal(listened, tt.paths) {
-			t.Errorf("%s: %q %q, listener saw %q; want %q %q %q", tt.args, res.Text, code, listened, tt.text, tt.code, tt.paths)
+	for _, name := range []string{"move", "move_tagged"} {
+		for _, tt := range tests {
+			listened = nil
+			res := r.Execute(context.Background(), &Call{Tool: name, Args: json.RawMessage(tt.args)})
+			code := ""
+			if res.Error != nil {
+				code = res.Error.Code
+			}
+			if res.Text != tt.text || code != tt.code || !slices.Equal(listened, tt.paths) {
+				t.Errorf("%s %s: %q %q, listener saw %q; want %q %q %q", name, tt.args, res.Text, code, listened, tt.text, tt.code, tt.paths)
+			}
 		}
 	}
 }

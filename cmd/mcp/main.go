@@ -23,7 +23,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/mcpserver"
 )
 
-const usage = `usage: mcp [--workspace DIR] [--http ADDR] [--unconfined] [--no-policy]
+const usage = `usage: mcp [--workspace DIR] [--http ADDR [--session-timeout D]] [--unconfined] [--no-policy]
 
 Serves the gordis filesystem tools (list, read, write, edit) over the Model
 Context Protocol, with the system prompt as the prompt "system". Without
@@ -34,7 +34,10 @@ stderr.
 The tools are confined to the workspace: a path outside it is refused with
 FS_SANDBOX_DENIED, unless --unconfined. Each MCP session is its own
 read-before-write session: a file must be read in the session before the
-session may edit or overwrite it, and only while it is unchanged.
+session may edit or overwrite it, and only while it is unchanged. Over
+HTTP a session that sends no request for --session-timeout is closed, with
+what it had read: a client that went away without ending its session does
+not hold the server's memory forever.
 
 Exit status: 0 when the client disconnected or the server was interrupted;
 1 when the server could not start or failed; 2 on a usage error.
@@ -47,10 +50,11 @@ func main() {
 }
 
 type options struct {
-	workspace  string
-	http       string
-	unconfined bool
-	noPolicy   bool
+	workspace      string
+	http           string
+	sessionTimeout time.Duration
+	unconfined     bool
+	noPolicy       bool
 }
 
 // run is the whole command; stdin and stdout are the stdio transport.
@@ -61,6 +65,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl.Usage = func() {}
 	fl.StringVar(&o.workspace, "workspace", "", "the `DIR` relative paths resolve against and the tools are confined to\n(default: the current directory)")
 	fl.StringVar(&o.http, "http", "", "serve the streamable HTTP transport on `ADDR` (host:port) instead of stdio")
+	fl.DurationVar(&o.sessionTimeout, "session-timeout", 30*time.Minute, "with --http, close a session idle for `D` (0: never)")
 	fl.BoolVar(&o.unconfined, "unconfined", false, "let the tools reach paths outside the workspace")
 	fl.BoolVar(&o.noPolicy, "no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
 	if err := fl.Parse(args); err != nil {
@@ -103,7 +108,7 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return err
 	}
 	if o.http != "" {
-		return serveHTTP(ctx, o.http, server.MCP(), logger)
+		return serveHTTP(ctx, o.http, o.sessionTimeout, server.MCP(), logger)
 	}
 	logger.Info("serving MCP on stdio", "workspace", d.Workspace)
 	err = server.MCP().Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
@@ -127,13 +132,15 @@ func plugServer(d *gordis.Deployment) (*mcpserver.Server, error) {
 }
 
 // serveHTTP serves the streamable transport with sessions (each one a
-// read-before-write session) until ctx is done.
-func serveHTTP(ctx context.Context, addr string, server *mcp.Server, logger *slog.Logger) error {
+// read-before-write session) until ctx is done. A session idle for
+// sessionTimeout is closed: over HTTP nothing else tells a client that
+// vanished from one that is thinking.
+func serveHTTP(ctx context.Context, addr string, sessionTimeout time.Duration, server *mcp.Server, logger *slog.Logger) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Logger: logger})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: sessionTimeout})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("serving MCP on streamable HTTP", "url", "http://"+ln.Addr().String()+"/")
 	served := make(chan error, 1)

@@ -214,35 +214,7 @@ func TestHTTP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "--workspace", ws, "--http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	urls := make(chan string, 1)
-	var log mcptest.Buffer
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		found := regexp.MustCompile(`url=(http://\S+)`)
-		for sc.Scan() {
-			log.Write([]byte(sc.Text() + "\n"))
-			if m := found.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
-	var url string
-	select {
-	case url = <-urls:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("no URL logged:\n%s", log.String())
-	}
+	cmd, url, log, stdout := startHTTP(t, "--workspace", ws)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
 		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
@@ -269,5 +241,77 @@ func TestHTTP(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+// startHTTP starts the command with --http on a free port and returns it,
+// the URL it logged, its log and its stdout.
+func startHTTP(t *testing.T, args ...string) (*exec.Cmd, string, *mcptest.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binary, append(args, "--http", "127.0.0.1:0")...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := new(bytes.Buffer)
+	cmd.Stdout = stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	urls := make(chan string, 1)
+	log := new(mcptest.Buffer)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		found := regexp.MustCompile(`url=(http://\S+)`)
+		for sc.Scan() {
+			log.Write([]byte(sc.Text() + "\n"))
+			if m := found.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	select {
+	case url := <-urls:
+		return cmd, url, log, stdout
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no URL logged:\n%s", log.String())
+		return nil, "", nil, nil
+	}
+}
+
+// A session that sends nothing for --session-timeout is closed, with its
+// reads: a client that vanished does not hold the server's memory. One
+// that keeps calling stays.
+func TestHTTPIdleSession(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 500 * time.Millisecond
+	_, url, log, _ := startHTTP(t, "--workspace", ws, "--session-timeout", timeout.String())
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	busy, idle := connect(), connect()
+	for _, cs := range []*mcp.ClientSession{busy, idle} {
+		if text, isError, _ := call(t, cs, "read", map[string]any{"file_path": "a.txt"}); isError {
+			t.Fatalf("read: %q", text)
+		}
+	}
+	for range 6 {
+		time.Sleep(timeout / 2)
+		if text, isError, _ := call(t, busy, "read", map[string]any{"file_path": "a.txt"}); isError {
+			t.Fatalf("a session in use was closed: %q\n%s", text, log.String())
+		}
+	}
+	if _, err := idle.CallTool(t.Context(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "a.txt"}}); err == nil {
+		t.Fatalf("an idle session still answers after %v", 3*timeout)
 	}
 }

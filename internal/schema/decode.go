@@ -27,12 +27,15 @@ import (
 // parsers disagree on which copy wins.
 //
 // Other pairs are validated by the validator and then decoded by
-// encoding/json, which matches keys without regard to case and keeps the
-// last of repeated keys.
+// encoding/json under the same rules for top-level keys: encoding/json
+// matches keys without regard to case, so it is handed only the members
+// whose keys are declared names, and a declared property given twice is a
+// violation. Keys of nested objects match as encoding/json matches them.
 type Decoder struct {
-	schema *Schema
-	typ    reflect.Type
-	fields []field // declaration order; nil when the one-pass decoding does not apply
+	schema   *Schema
+	typ      reflect.Type
+	fields   []field  // declaration order; nil when the one-pass decoding does not apply
+	declared []string // the top-level property names, in declaration order
 }
 
 // field is a declared property and the struct field that receives it.
@@ -57,7 +60,14 @@ func (s *Schema) Decoder(t reflect.Type) (*Decoder, error) {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("schema: %v is not a struct type", t)
 	}
-	return &Decoder{schema: s, typ: t, fields: flatFields(s, t)}, nil
+	d := &Decoder{schema: s, typ: t, fields: flatFields(s, t)}
+	if d.fields == nil && s.order != nil {
+		d.declared = make([]string, len(s.order.index))
+		for name, n := range s.order.index {
+			d.declared[n] = name
+		}
+	}
+	return d, nil
 }
 
 // flatFields pairs the schema's properties with t's fields, or returns nil
@@ -201,10 +211,7 @@ func (d *Decoder) Decode(raw []byte, dst any) error {
 		return fmt.Errorf("schema: cannot decode into %T, want *%v", dst, d.typ)
 	}
 	if d.fields == nil {
-		if err := d.schema.Validate(raw); err != nil {
-			return err
-		}
-		return json.Unmarshal(raw, dst)
+		return d.decodeValidated(raw, dst)
 	}
 	s := scanner{b: raw}
 	if s.peek() != '{' {
@@ -222,6 +229,80 @@ func (d *Decoder) Decode(raw []byte, dst any) error {
 		return &ValidationError{Violations: violations}
 	}
 	return st.decodeErr
+}
+
+// decodeValidated validates raw and decodes the members whose keys are
+// declared names with encoding/json: a case variant such as "FILE_PATH"
+// would otherwise fill the field of "file_path" with a value the validator
+// never judged.
+func (d *Decoder) decodeValidated(raw []byte, dst any) error {
+	err := d.schema.Validate(raw)
+	var ve *ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return err // not JSON
+	}
+	declared, twice := d.declaredMembers(raw)
+	if len(twice) > 0 {
+		var violations []string
+		if ve != nil {
+			violations = slices.Clone(ve.Violations)
+		}
+		for _, name := range twice {
+			violations = append(violations, "duplicate property "+strconv.Quote(name))
+		}
+		return &ValidationError{Violations: violations}
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(declared, dst)
+}
+
+// declaredMembers returns raw, a JSON object, without the members whose
+// keys are not declared names (raw itself if there are none), and the
+// declared names given more than once. raw is returned as it is when it is
+// not an object.
+func (d *Decoder) declaredMembers(raw []byte) (declared []byte, twice []string) {
+	s := scanner{b: raw, valid: true}
+	if !s.consume('{') || s.consume('}') {
+		return raw, nil
+	}
+	seen := make([]int, len(d.declared))
+	var kept [][2]int // the spans of the members to keep
+	dropped := false
+	for {
+		s.skipSpace()
+		start := s.i
+		key, ok := s.key()
+		if !ok || !s.consume(':') || !s.skipValue(1) {
+			return raw, nil // not JSON: the validator has said so
+		}
+		if n := slices.Index(d.declared, string(key)); n >= 0 {
+			seen[n]++
+			kept = append(kept, [2]int{start, s.i})
+		} else {
+			dropped = true
+		}
+		if !s.consume(',') {
+			break
+		}
+	}
+	for n, count := range seen {
+		if count > 1 {
+			twice = append(twice, d.declared[n])
+		}
+	}
+	if !dropped {
+		return raw, twice
+	}
+	out := []byte{'{'}
+	for i, span := range kept {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, raw[span[0]:span[1]]...)
+	}
+	return append(out, '}'), twice
 }
 
 // syntaxError is the validator's wording of raw's syntax error.

@@ -90,6 +90,8 @@ func TestDecode(t *testing.T) {
 		{"{\"file_path\":\"a\xffb\",\"content\":\"\"}", writeArgs{"a\uFFFDb", ""}, ""},
 		// Invalid UTF-8 decodes longer than it is written, after an escape made room.
 		{"{\"file_path\":\"\\b0\xda0\",\"content\":\"\xff\xfe\\n\"}", writeArgs{"\b0\uFFFD0", "\uFFFD\uFFFD\n"}, ""},
+		// A multi-byte character after invalid UTF-8 that filled the storage.
+		{"{\"file_path\":\"\xff\u00e9\",\"content\":\"\xff\xf0\x9f\x98\x80\"}", writeArgs{"\uFFFD\u00e9", "\uFFFD\U0001F600"}, ""},
 		// Keys match exactly: a case variant is an undeclared key.
 		{`{"file_path":"ok","FILE_PATH":"../x","content":""}`, writeArgs{"ok", ""}, ""},
 		{`{"File_Path":"../x","content":""}`, writeArgs{}, `missing required property "file_path"`},
@@ -139,6 +141,46 @@ func TestDecode(t *testing.T) {
 	}
 	if err := count.Decode([]byte(`{}`), &writeArgs{}); err == nil {
 		t.Fatal("decoded into the wrong type")
+	}
+}
+
+// Arguments that are not flat keep the same key rules: a case variant of a
+// declared key is undeclared, so it can neither bypass the schema's bounds
+// nor replace the value a permission rule read, and a declared key given
+// twice is a violation.
+func TestDecodeValidatedExactKeys(t *testing.T) {
+	type boundedArgs struct {
+		FilePath string   `json:"file_path"`
+		N        int      `json:"n" jsonschema:"minimum=1"`
+		Tags     []string `json:"tags,omitempty"`
+	}
+	d := mustDecoder(t, reflect.TypeFor[boundedArgs]())
+	if d.fields != nil {
+		t.Fatal("bounded arguments decoded in one pass")
+	}
+	for _, tt := range []struct {
+		raw  string
+		want boundedArgs
+		err  string
+	}{
+		{`{"file_path":"ok","n":5,"tags":["a"]}`, boundedArgs{"ok", 5, []string{"a"}}, ""},
+		{`{"file_path":"ok","n":5,"N":-1,"FILE_PATH":"../x","x":{"y":1}}`, boundedArgs{"ok", 5, nil}, ""},
+		{` { "N" : -1 , "n" : 2 , "file_path" : "a" } `, boundedArgs{"a", 2, nil}, ""},
+		{`{"File_Path":"../x","n":1}`, boundedArgs{}, `missing required property "file_path"`},
+		{`{"file_path":"a","n":1,"n":2}`, boundedArgs{}, `duplicate property "n"`},
+		{`{"file_path":"a","n":0,"file_path":"b"}`, boundedArgs{}, `"n" must be a positive integer; duplicate property "file_path"`},
+		{`{"file_path":"a","n":1,}`, boundedArgs{}, `invalid JSON: invalid character '}' looking for beginning of object key string`},
+		{`[]`, boundedArgs{}, `expected an object, got an array`},
+	} {
+		var got boundedArgs
+		err := d.Decode([]byte(tt.raw), &got)
+		if msg := errText(err); msg != tt.err {
+			t.Errorf("Decode(%s): error %q, want %q", tt.raw, msg, tt.err)
+			continue
+		}
+		if err == nil && !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Decode(%s) = %+v, want %+v", tt.raw, got, tt.want)
+		}
 	}
 }
 
@@ -195,11 +237,17 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	type listArgs struct { // not flat: decoded by encoding/json
+		FilePath string   `json:"file_path"`
+		Offset   int      `json:"offset,omitempty" jsonschema:"minimum=1"`
+		Tags     []string `json:"tags,omitempty"`
+	}
 	decoders := []*Decoder{
 		mustDecoder(f, reflect.TypeFor[readArgs]()),
 		mustDecoder(f, reflect.TypeFor[writeArgs]()),
 		mustDecoder(f, reflect.TypeFor[editArgs]()),
 		mustDecoder(f, reflect.TypeFor[countArgs]()),
+		mustDecoder(f, reflect.TypeFor[listArgs]()),
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, d := range decoders {
@@ -219,10 +267,18 @@ func FuzzDecode(f *testing.F) {
 				}
 				continue
 			}
+			if foldsDeclared(d, keys) {
+				// encoding/json would decode the case variant; the decoder
+				// ignores it, but still accepts nothing the validator rejects.
+				if err == nil && d.schema.Validate(raw) != nil {
+					t.Fatalf("%v: %q: accepted what the validator rejects", d.typ, raw)
+				}
+				continue
+			}
 			if errText(err) != errText(wantErr) {
 				t.Fatalf("%v: %q:\n got %v\nwant %v", d.typ, raw, err, wantErr)
 			}
-			if err == nil && !foldsDeclared(d, keys) && !reflect.DeepEqual(got.Interface(), want.Interface()) {
+			if err == nil && !reflect.DeepEqual(got.Interface(), want.Interface()) {
 				t.Fatalf("%v: %q: decoded %+v, want %+v", d.typ, raw, got.Elem(), want.Elem())
 			}
 		}
@@ -230,8 +286,12 @@ func FuzzDecode(f *testing.F) {
 }
 
 // topLevelKeys lists the keys of a JSON object, repeats included, or
-// returns nil.
+// returns nil. A truncated object is not one: its keys must not make a
+// syntax error look like a missing duplicate violation.
 func topLevelKeys(raw []byte) []string {
+	if !json.Valid(raw) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
@@ -251,11 +311,23 @@ func topLevelKeys(raw []byte) []string {
 	return keys
 }
 
+// declaredNames are the decoder's top-level property names.
+func declaredNames(d *Decoder) []string {
+	if d.fields == nil {
+		return d.declared
+	}
+	names := make([]string, len(d.fields))
+	for i, f := range d.fields {
+		names[i] = f.name
+	}
+	return names
+}
+
 func repeatsDeclared(d *Decoder, keys []string) bool {
-	for _, f := range d.fields {
+	for _, name := range declaredNames(d) {
 		n := 0
 		for _, k := range keys {
-			if k == f.name {
+			if k == name {
 				n++
 			}
 		}
@@ -267,9 +339,9 @@ func repeatsDeclared(d *Decoder, keys []string) bool {
 }
 
 func foldsDeclared(d *Decoder, keys []string) bool {
-	for _, f := range d.fields {
+	for _, name := range declaredNames(d) {
 		for _, k := range keys {
-			if k != f.name && strings.EqualFold(k, f.name) {
+			if k != name && strings.EqualFold(k, name) {
 				return true
 			}
 		}

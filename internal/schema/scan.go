@@ -208,6 +208,9 @@ func unquote(b []byte, i int, dst []byte) (end, n int, plain, ok bool) {
 				continue
 			}
 			if dst != nil {
+				if len(dst)-n < size {
+					return 0, 0, false, false
+				}
 				copy(dst[n:], b[i:i+size])
 			}
 			n += size

@@ -16,6 +16,7 @@ func TestStringProperty(t *testing.T) {
 		{`{"file_path":"first","file_path":"last"}`, "last", true},
 		{`{"file_path":"a","file_path":7}`, "", false},
 		{`{"file\u005fpath":"escaped key"}`, "escaped key", true},
+		{"{\"file_path\":\"\xff\u00e9\"}", "\uFFFD\u00e9", true},
 		{`{"nested":{"file_path":"no"},"list":[{"file_path":"no"}]}`, "", false},
 		{`{"file_path":null}`, "", false},
 		{`{}`, "", false},

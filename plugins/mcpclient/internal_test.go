@@ -106,13 +106,50 @@ func FuzzLineLogger(f *testing.F) {
 		for i := 0; i < len(stream); i += step {
 			w.Write([]byte(stream[i:min(i+step, len(stream))]))
 		}
-		want := strings.Split(stream, "\n")
+		want := pieces(strings.Split(stream, "\n"))
 		pending := want[len(want)-1]
 		want = want[:len(want)-1]
 		if !slices.Equal(lines, want) || string(w.partial) != pending {
 			t.Errorf("lines %q pending %q, want %q %q", lines, w.partial, want, pending)
 		}
 	})
+}
+
+// pieces cuts each line longer than maxLine into pieces of maxLine bytes,
+// the last of which may be shorter.
+func pieces(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		for len(line) > maxLine {
+			out = append(out, line[:maxLine])
+			line = line[maxLine:]
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// A stream without newlines is logged in pieces of maxLine bytes, and no
+// more than a piece stays pending, however long the stream runs.
+func TestLineLoggerLongLine(t *testing.T) {
+	var lines []string
+	w := &lineLogger{logger: slog.New(recordLines{&lines})}
+	chunk := bytes.Repeat([]byte("progress 42%\r"), 300)
+	for range 100 {
+		w.Write(chunk)
+		if len(w.partial) > maxLine {
+			t.Fatalf("%d bytes pending, want at most %d", len(w.partial), maxLine)
+		}
+	}
+	w.Write([]byte("done\n"))
+	stream := strings.Repeat(string(chunk), 100) + "done"
+	want := pieces([]string{stream})
+	if !slices.Equal(lines, want) {
+		t.Fatalf("%d records, want %d", len(lines), len(want))
+	}
+	if len(lines) < 2 || len(lines[0]) != maxLine || len(w.partial) != 0 {
+		t.Fatalf("records of %d bytes, pending %d", len(lines[0]), len(w.partial))
+	}
 }
 
 // recordLines is a slog handler that keeps the "line" attribute.

@@ -88,23 +88,36 @@ func New(prefix string, dial Dialer) runtime.Plugin {
 }
 
 // lineLogger logs what a server writes on its stderr, one record per line.
-// exec copies the stream from one goroutine, so it needs no lock.
+// A line longer than maxLine is logged in pieces of maxLine bytes, so that
+// a stream without newlines (a progress bar redrawn with \r) cannot grow
+// without bound. exec copies the stream from one goroutine, so it needs no
+// lock.
 type lineLogger struct {
 	logger  *slog.Logger
 	partial []byte
 }
+
+// maxLine bounds the bytes of one stderr record.
+const maxLine = 16 << 10
 
 var _ io.Writer = (*lineLogger)(nil)
 
 func (w *lineLogger) Write(p []byte) (int, error) {
 	w.partial = append(w.partial, p...)
 	for {
-		i := bytes.IndexByte(w.partial, '\n')
-		if i < 0 {
+		// A newline past maxLine would not change the piece cut at maxLine,
+		// so the records do not depend on how the stream is cut into writes.
+		i := bytes.IndexByte(w.partial[:min(len(w.partial), maxLine+1)], '\n')
+		switch {
+		case i >= 0:
+			w.logger.Info("mcp server stderr", "line", string(w.partial[:i]))
+			w.partial = w.partial[i+1:]
+		case len(w.partial) > maxLine:
+			w.logger.Info("mcp server stderr", "line", string(w.partial[:maxLine]))
+			w.partial = w.partial[maxLine:]
+		default:
 			return len(p), nil
 		}
-		w.logger.Info("mcp server stderr", "line", string(w.partial[:i]))
-		w.partial = w.partial[i+1:]
 	}
 }
 
