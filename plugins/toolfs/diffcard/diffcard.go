@@ -2,12 +2,13 @@
 // a unified diff for a person to read: the card a transcript or a review
 // screen shows under the call.
 //
-// A card costs time and memory bounded by the size of what it shows, not by
-// the size of the file: the unchanged lines around a change are found by a
-// linear scan of the bytes and never split, the changed middle is aligned
-// line by line only while that stays cheap, and the card shows at most
-// MaxLines lines of at most MaxLineBytes bytes each. Where a bound changes
-// what is shown, the card says so in a line in parentheses.
+// A card costs time linear in the size of the texts and memory bounded by
+// what it shows (plus one copy of a text that lacks a final newline): the
+// unchanged lines before and after the change are found by a scan of the
+// bytes and never split into lines, the changed middle is aligned line by
+// line only while that stays cheap, and the card shows at most MaxLines
+// lines of at most MaxLineBytes bytes each. Where a bound changes what is
+// shown, the card says so in a line in parentheses.
 package diffcard
 
 import (
@@ -32,9 +33,9 @@ const (
 // words of memory; past either bound the middle is shown as one
 // replacement, still a correct diff, just not a minimal one.
 const (
-	maxEdits       = 1024    // lines removed plus lines added
-	maxAlignLines  = 1 << 18 // lines of the middle, before and after together
-	maxAlignCompar = 1 << 24 // line comparisons
+	maxEdits         = 1024    // lines removed plus lines added
+	maxAlignLines    = 1 << 18 // lines of the middle, before and after together
+	maxAlignCompares = 1 << 24 // line comparisons
 )
 
 // Change is what one write or edit did to a file.
@@ -56,21 +57,17 @@ type Change struct {
 // not part of the diff: a file too large to diff, lines left out, a
 // change shown as one replacement.
 func Render(c Change) string {
-	return render(c, Context)
-}
-
-func render(c Change, context int) string {
 	header := "--- " + c.Name + "\n+++ " + c.Name + "\n"
 	if c.Omitted {
 		return header + "(too large to show a diff)\n"
 	}
-	s, replaced := align(c.Before, c.After, context)
+	s, replaced := align(c.Before, c.After)
 	if s.empty() {
 		return ""
 	}
 	w := cardWriter{left: MaxLines}
 	w.b.WriteString(header)
-	s.writeHunks(&w, context)
+	s.writeHunks(&w)
 	if w.cut > 0 {
 		fmt.Fprintf(&w.b, "(%d more lines not shown)\n", w.cut)
 	}
@@ -90,7 +87,7 @@ func withNewline(s string) string {
 }
 
 // script is an edit script from a to b over a window of their lines: the
-// unchanged lines of the window's ends (at most context of them) and
+// unchanged lines of the window's ends (at most Context of them) and
 // either the aligned ops of the changed middle or, when the middle was too
 // large to align, its two halves as one replacement.
 type script struct {
@@ -111,7 +108,7 @@ func (s *script) empty() bool { return s.ops == nil && s.del == "" && s.ins == "
 // align finds the common prefix and suffix of whole lines with a scan of
 // the bytes, then aligns the middle between them when the bounds allow;
 // replaced reports that they did not.
-func align(before, after string, context int) (s *script, replaced bool) {
+func align(before, after string) (s *script, replaced bool) {
 	a, b := withNewline(before), withNewline(after)
 	pre := commonPrefix(a, b)
 	pre = strings.LastIndexByte(a[:pre], '\n') + 1 // back to a line start
@@ -122,13 +119,13 @@ func align(before, after string, context int) (s *script, replaced bool) {
 		endA += strings.IndexByte(a[endA:], '\n') + 1
 		endB = len(b) - (len(a) - endA)
 	}
-	headStart := lastLines(a[:pre], context)
+	headStart := lastLines(a[:pre], Context)
 	s = &script{
 		firstLine: strings.Count(a[:headStart], "\n"),
 		head:      a[headStart:pre],
 		del:       a[pre:endA],
 		ins:       b[pre:endB],
-		tail:      a[endA : endA+firstLines(a[endA:], context)],
+		tail:      a[endA : endA+firstLines(a[endA:], Context)],
 	}
 	if s.del == "" || s.ins == "" {
 		return s, false // a pure insertion or deletion needs no alignment
@@ -137,7 +134,7 @@ func align(before, after string, context int) (s *script, replaced bool) {
 	if n+m > maxAlignLines {
 		return s, true
 	}
-	limit := min(n+m, maxEdits, maxAlignCompar/(n+m))
+	limit := min(n+m, maxEdits, maxAlignCompares/(n+m))
 	ops, ok := myers(splitLines(s.del), splitLines(s.ins), limit)
 	if !ok {
 		return s, true
@@ -200,9 +197,9 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// writeHunks writes the script as hunks: changes closer than 2×context
-// unchanged lines share one.
-func (s *script) writeHunks(w *cardWriter, context int) {
+// writeHunks writes the script as hunks: changes at most 2×Context
+// unchanged lines apart share one.
+func (s *script) writeHunks(w *cardWriter) {
 	if s.ops == nil {
 		// One replacement: a single hunk, written without splitting the
 		// middle into lines.
@@ -214,7 +211,7 @@ func (s *script) writeHunks(w *cardWriter, context int) {
 		w.lines(' ', s.tail)
 		return
 	}
-	ops := make([]op, 0, 2*context+len(s.ops))
+	ops := make([]op, 0, 2*Context+len(s.ops))
 	ops = appendLines(ops, ' ', s.head)
 	ops = append(ops, s.ops...)
 	ops = appendLines(ops, ' ', s.tail)
@@ -231,11 +228,11 @@ func (s *script) writeHunks(w *cardWriter, context int) {
 		for k := first; k < len(ops); k++ {
 			if ops[k].kind != ' ' {
 				last = k
-			} else if k-last > 2*context {
+			} else if k-last > 2*Context {
 				break
 			}
 		}
-		lo, hi := max(first-context, done), min(last+context+1, len(ops))
+		lo, hi := max(first-Context, done), min(last+Context+1, len(ops))
 		oldLine, newLine = advance(ops[done:lo], oldLine, newLine)
 		oldEnd, newEnd := advance(ops[lo:hi], oldLine, newLine)
 		w.hunkHeader(oldLine, oldEnd-oldLine, newLine, newEnd-newLine)
