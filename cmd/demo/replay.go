@@ -159,7 +159,11 @@ func (r *replayer) run(in io.Reader, out io.Writer) error {
 			if err != nil {
 				return err
 			}
-			for _, res := range r.execute(step) {
+			results, err := r.execute(step)
+			if err != nil {
+				return fmt.Errorf("line %d: %w", n, err)
+			}
+			for _, res := range results {
 				if err := enc.Encode(res); err != nil {
 					return fmt.Errorf("line %d: %s: %w", n, res.head().Tool, err)
 				}
@@ -253,7 +257,7 @@ func (r *replayer) close() {
 
 // execute runs one line's calls: a single call alone, a batch as one
 // assistant message.
-func (r *replayer) execute(s step) []replayResult {
+func (r *replayer) execute(s step) ([]replayResult, error) {
 	ctx := context.Background()
 	if s.cancel {
 		c, stop := context.WithCancel(ctx)
@@ -277,10 +281,14 @@ func (r *replayer) execute(s step) []replayResult {
 		if res.IsError {
 			out[i] = failedResult{head, res.Error}
 		} else {
-			out[i] = okResult{head, boundedValue{res.Value}}
+			value, err := valueJSON(res.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", res.Tool, err)
+			}
+			out[i] = okResult{head, value}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // replayResult is one output object: okResult or failedResult.
@@ -297,7 +305,7 @@ func (h resultHead) head() resultHead { return h }
 
 type okResult struct {
 	resultHead
-	Value boundedValue `json:"value"`
+	Value json.RawMessage `json:"value"`
 }
 
 // maxValueString bounds each string of a printed value: an edit of a
@@ -305,14 +313,13 @@ type okResult struct {
 // over 100 MB.
 const maxValueString = 4096
 
-// boundedValue prints a tool's value with every string longer than
-// maxValueString cut, so that one output line stays readable.
-type boundedValue struct{ v any }
-
-func (b boundedValue) MarshalJSON() ([]byte, error) {
-	raw, err := marshalText(b.v)
+// valueJSON is a tool's value as printed: JSON with every string longer
+// than maxValueString cut, so that one output line stays readable.
+func valueJSON(v any) (json.RawMessage, error) {
+	raw, err := marshalText(v)
 	if err != nil {
-		return nil, err
+		// encoding/json names the Go type; the tool's author needs only this.
+		return nil, errors.New("the tool's value has no JSON form")
 	}
 	return boundStrings(raw, maxValueString)
 }

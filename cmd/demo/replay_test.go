@@ -298,6 +298,16 @@ func TestReplayBoundsValue(t *testing.T) {
 	}
 }
 
+// A value encoding/json cannot encode is reported without its Go type.
+func TestValueWithoutJSONForm(t *testing.T) {
+	if _, err := valueJSON(struct{ F func() }{}); err == nil || err.Error() != "the tool's value has no JSON form" {
+		t.Fatalf("error %v", err)
+	}
+	if got, err := valueJSON(map[string]string{"a": "<b>"}); err != nil || string(got) != `{"a":"<b>"}` {
+		t.Fatalf("valueJSON = %s, %v", got, err)
+	}
+}
+
 func TestBoundStrings(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{`{"a":"abc","b":[1,"de"]}`, `{"a":"abc","b":[1,"de"]}`},
