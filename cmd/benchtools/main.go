@@ -4,7 +4,10 @@
 // same I/O with a standard command in the same run (wc -l, cp and sync, dd
 // with conv=fsync). It prints, for each, the call's and the process's wall
 // time over -runs runs (median, min and max), the peak RSS of the process,
-// and the ratios to the floor.
+// and the ratios to the floor. The child reports its own peak RSS (VmHWM);
+// a floor's comes from GNU time when /usr/bin/time exists, since the
+// maxrss wait4 reports for a child on Linux includes the memory of the
+// process that started it.
 //
 // The files live in a temporary directory it creates and removes. Sizes are
 // flags; -quick shrinks them all for a smoke run.

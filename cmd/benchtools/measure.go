@@ -171,7 +171,7 @@ func printTable(w io.Writer, results []result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\ncall: the registry.Execute of the tool, as the child times it; process: the child's\nwhole life (start, gordis.Build, reading the arguments, the call, teardown); ms are\nmedian (min–max); peak RSS is the largest over the runs; ratios are of medians.")
+	_, err := fmt.Fprintln(w, "\ncall: the registry.Execute of the tool, as the child times it; process: the child's\nwhole life (start, gordis.Build, reading the arguments, the call, teardown); ms are\nmedian (min–max); ratios are of medians. Peak RSS is the largest over the runs: the\nchild's own VmHWM, a floor's from GNU time (else from wait4, which on Linux counts the\nharness's own memory too).")
 	return err
 }
 
