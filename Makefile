@@ -1,22 +1,33 @@
-# The one entry point for checks. `make test` is what CI runs.
+# The one entry point for checks. `make test` is what CI runs; `make quick`
+# is the same tests without the race detector, for the edit-test loop.
 
-.PHONY: test fmt-check vet wire-check race cross bench bench-smoke
+.PHONY: test quick fmt-check vet wire-check race cross bench bench-smoke bench-tools
 
 test: fmt-check vet wire-check race
+	@echo "== make test: all checks passed"
+
+quick:
+	@echo "== go test ./... (no race detector: quicker, but blind to data races; make test runs it)"
+	go test -timeout 10m ./...
 
 fmt-check:
+	@echo "== gofmt: every Go file is formatted"
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 vet:
+	@echo "== go vet ./...: suspicious constructs"
 	go vet ./...
 
 # wire_gen.go must match wire.go: check fails on a broken graph, diff on a stale file.
 wire-check:
+	@echo "== wire check: the deployment graph in wire.go resolves (builds the wire tool on a cold cache)"
 	go tool wire check ./...
+	@echo "== wire diff: wire_gen.go is what go tool wire gen would write"
 	go tool wire diff ./...
 
 race:
+	@echo "== go test -race ./...: every package's tests under the race detector"
 	go test -race -timeout 10m ./...
 
 # Every package (tests included) must build and vet on the other platforms
@@ -25,7 +36,7 @@ CROSS_PLATFORMS := darwin/amd64 darwin/arm64 windows/amd64
 
 cross:
 	@set -e; for p in $(CROSS_PLATFORMS); do \
-		echo "cross: $$p"; \
+		echo "== go build and go vet for $$p"; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} go build ./...; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} go vet ./...; \
 	done
@@ -37,3 +48,9 @@ bench:
 # One iteration of every benchmark: proves they still run.
 bench-smoke:
 	go test -run '^$$' -bench . -benchtime 1x ./...
+
+# The tool-level workloads, each call in a fresh process, next to its floor
+# (wc -l, cp + sync + mv, dd conv=fsync). Pass flags with ARGS, e.g.
+# make bench-tools ARGS=-quick, or ARGS="-runs 9 -read-mib 256".
+bench-tools:
+	go run ./cmd/benchtools $(ARGS)

@@ -5,14 +5,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/toolfs"
 	"github.com/gordis-run/gordis/registry"
 )
+
+// TestMain runs main itself when the test binary is started with
+// DEMO_ARGS set (the tests that need a real stdout re-execute it so).
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv("DEMO_ARGS"); ok {
+		os.Args = append([]string{"demo"}, strings.Fields(args)...)
+		main()
+	}
+	os.Exit(m.Run())
+}
 
 func runDemoT(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -62,7 +76,10 @@ func TestDemoTempWorkspaceIsRemoved(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	line := strings.SplitN(out, "\n", 3)[1]
-	dir := strings.TrimPrefix(line, "workspace: ")
+	dir, ok := strings.CutSuffix(strings.TrimPrefix(line, "workspace: "), " (temporary, removed when the demo ends)")
+	if !ok || !filepath.IsAbs(dir) {
+		t.Fatalf("the workspace line %q does not say it is temporary", line)
+	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("temporary workspace %q left behind: %v", dir, err)
 	}
@@ -190,9 +207,19 @@ func TestDemoScriptFlag(t *testing.T) {
 		!strings.Contains(out, "◀ Wrote new.txt.") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	os.WriteFile(script, []byte(`{}`), 0o644)
-	if code, _, errOut := runDemoT(t, "--script", script); code != 1 || !strings.Contains(errOut, "non-empty JSON array") {
-		t.Fatalf("bad script: exit %d, %s", code, errOut)
+	for _, tc := range []struct{ script, want string }{
+		{`{}`, "an object where an array belongs"},
+		{`[{"calls":{}}]`, `"calls": an object where an array belongs`},
+		{`[{"text":1}]`, `"text": a number where a string belongs`},
+		{`[`, "invalid JSON at byte 1: unexpected end of JSON input"},
+		{`[}`, "invalid JSON at byte 2: invalid character '}' looking for beginning of value"},
+		{`[]`, "no steps"},
+	} {
+		os.WriteFile(script, []byte(tc.script), 0o644)
+		want := "demo: script " + script + ": " + tc.want + " (want a non-empty JSON array of steps)\n"
+		if code, _, errOut := runDemoT(t, "--script", script); code != 1 || errOut != want {
+			t.Errorf("script %s: exit %d, stderr %q, want 1 and %q", tc.script, code, errOut, want)
+		}
 	}
 }
 
@@ -233,9 +260,147 @@ func TestTranscriptOmittedDiff(t *testing.T) {
 	tr := newTranscript(&b, "/w")
 	tr.result(&registry.Result{Value: &toolfs.EditResult{Path: "/w/big.txt", Omitted: true}})
 	tr.result(&registry.Result{Value: &toolfs.WriteResult{Path: "/w/big.txt", Operation: fs.OpUpdate, After: "x\n", Omitted: true}})
-	want := indent + "✓ edited big.txt\n" + indent + "  (file too large to diff)\n" +
-		indent + "✓ update big.txt\n" + indent + "  (file too large to diff)\n"
+	card := indent + "  --- big.txt\n" + indent + "  +++ big.txt\n" + indent + "  (too large to show a diff)\n"
+	want := indent + "✓ edited big.txt\n" + card + indent + "✓ update big.txt\n" + card
 	if b.String() != want {
 		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// Each command's --help describes that command, on stdout; demo help
+// COMMAND prints the same.
+func TestCommandHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--help"}, []string{"usage: demo [flags]          run the agent", "demo help [COMMAND]", "Model:", "-max-steps N"}},
+		{[]string{"tools", "--help"}, []string{"usage: demo tools [flags]\n\nPrints the tool definitions", "-workspace DIR", "-unconfined", "-root DIR", "-read-only-root DIR"}},
+		{[]string{"prompt", "-h"}, []string{"usage: demo prompt [flags]\n\nPrints the system prompt", "-workspace DIR", "-unconfined"}},
+		{[]string{"replay", "--help"}, []string{"usage: demo replay [flags] [FILE]\n\nRuns tool calls without a model", "-no-policy"}},
+	} {
+		code, out, errOut := runDemoT(t, tc.args...)
+		if code != 0 || errOut != "" {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+		if tc.args[0] == "tools" || tc.args[0] == "prompt" {
+			if strings.Contains(out, "-max-steps") || strings.Contains(out, "Model:") {
+				t.Errorf("%v describes demo, not its command:\n%s", tc.args, out)
+			}
+		}
+		help := []string{"help"}
+		if tc.args[0] != "--help" {
+			help = append(help, tc.args[0])
+		}
+		if code, helpOut, _ := runDemoT(t, help...); code != 0 || helpOut != out {
+			t.Errorf("%v: exit %d, and its output differs from %v", help, code, tc.args)
+		}
+	}
+}
+
+// A usage error is one line on stderr with the hint, and nothing on stdout.
+func TestUsageErrorsOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "demo: flag provided but not defined: -bogus (see demo --help)\n"},
+		{[]string{"extra"}, "demo: unexpected argument \"extra\" (see demo --help)\n"},
+		{[]string{"--max-steps", "0"}, "demo: --max-steps must be at least 1 (see demo --help)\n"},
+		{[]string{"--max-steps", "x"}, "demo: invalid value \"x\" for flag -max-steps: parse error (see demo --help)\n"},
+		{[]string{"tools", "--bogus"}, "demo tools: flag provided but not defined: -bogus (see demo tools --help)\n"},
+		{[]string{"tools", "extra"}, "demo tools: unexpected argument \"extra\" (see demo tools --help)\n"},
+		{[]string{"prompt", "--trace", "x"}, "demo prompt: flag provided but not defined: -trace (see demo prompt --help)\n"},
+		{[]string{"replay", "--bogus"}, "demo replay: flag provided but not defined: -bogus (see demo replay --help)\n"},
+		{[]string{"help", "bogus"}, "demo help: unknown command \"bogus\" (commands: tools, prompt, replay)\n"},
+		{[]string{"help", "tools", "prompt"}, "demo help: at most one COMMAND (see demo --help)\n"},
+	} {
+		if code, out, errOut := runDemoT(t, tc.args...); code != 2 || out != "" || errOut != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// The scripted model plays its own script: a --prompt for it is refused,
+// with the reason, before anything runs.
+func TestPromptNeedsKey(t *testing.T) {
+	want := "demo: --prompt needs DEEPSEEK_API_KEY: the scripted model plays only its own script, on the prompt \"Please mark notes.md as reviewed.\" (see demo --help)\n"
+	if code, out, errOut := runDemoT(t, "--prompt", "Summarise README.md"); code != 2 || out != "" || errOut != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 2, nothing and %q", code, out, errOut, want)
+	}
+	t.Setenv("DEEPSEEK_API_KEY", "sk-test") // never used: --offline wins
+	var out, errOut bytes.Buffer
+	if code := run([]string{"--offline", "--prompt", "x"}, strings.NewReader(""), &out, &errOut); code != 2 || errOut.String() != want {
+		t.Fatalf("--offline: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// A second run on the same workspace finds notes.md reviewed: the scripted
+// model reads it and says there is nothing to change.
+func TestDemoSecondRun(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runDemoT(t, "--workspace", dir); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runDemoT(t, "--workspace", dir)
+	if code != 0 || errOut != "" {
+		t.Fatalf("second run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, w := range []string{
+		"mode: scripted model (no DEEPSEEK_API_KEY; notes.md is already reviewed, so the script only checks it), served in-process behind the DeepSeek adapter\n",
+		"  step 1 → read {\"file_path\": \"notes.md\"}\n           ✓ notes.md: lines 1-2 of 2\n",
+		"  step 2 ◀ notes.md is already marked as reviewed: nothing to change.\n",
+		"turn 1 ■ completed: 2 steps in ",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("second run lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// A stdout closed before the demo writes (head -0, a pager quit early):
+// the process is not killed by SIGPIPE, says why it stops, and removes its
+// temporary workspace.
+func TestDemoStdoutClosedEarly(t *testing.T) {
+	tmp := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	var errOut bytes.Buffer
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "DEMO_ARGS=", "DEEPSEEK_API_KEY=", "TMPDIR="+tmp)
+	cmd.Stdout, cmd.Stderr = w, &errOut
+	err = cmd.Run()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Fatalf("exit %v, want status 1; stderr %q", err, errOut.String())
+	}
+	if want := "demo: cannot write the transcript: write /dev/stdout: broken pipe\n"; errOut.String() != want {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+func TestConfinementFlags(t *testing.T) {
+	var f demoFlags
+	c := demoCommand(&f)
+	if code, ok := c.parse([]string{"--root", "rel", "--read-only-root", "/ro", "--root", "/rw", "--unconfined"}, &bytes.Buffer{}, &bytes.Buffer{}); !ok {
+		t.Fatalf("parse: exit %d", code)
+	}
+	cwd, _ := os.Getwd()
+	want := gordis.Options{Workspace: "w", Unconfined: true, Roots: []fslocal.Root{
+		{Path: filepath.Join(cwd, "rel")}, {Path: "/ro", ReadOnly: true}, {Path: "/rw"},
+	}}
+	if got := f.options(gordis.Options{Workspace: "w"}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("options %+v, want %+v", got, want)
 	}
 }

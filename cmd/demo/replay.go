@@ -6,23 +6,23 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strconv"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/registry"
 )
 
-const replayUsage = `usage: demo replay [--workspace DIR] [--no-policy] [FILE]
+const replayUsage = `usage: demo replay [flags] [FILE]
 
 Runs tool calls without a model, through the default deployment (the same
 composition the agent uses). Calls are read from FILE, or from stdin when FILE
-is absent or "-", as JSON Lines; blank lines are skipped. A line is one call:
+is absent or "-", as JSON Lines; blank lines and a UTF-8 byte order mark at
+the start are skipped. A line is one call:
 
   {"tool": "read", "args": {"file_path": "a.txt"}, "session": "main", "cancel": false}
 
@@ -46,8 +46,10 @@ Output is one JSON object per call, in input order:
   {"tool": ..., "session": ..., "isError": true, "text": ...,
    "error": {"message": ..., "name": ..., "code": ...}}
 
-value is the tool's canonical value; name and code appear when the error has
-them. text is what a model would see.
+value is the tool's canonical value, with every string in it longer than
+4096 bytes cut at a character boundary and ended with "… (N more bytes)"
+(an edit's before and after of a large file); name and code appear when the
+error has them. text is what a model would see.
 
 Exit status: 0 when every line ran (tool errors are results, not failures);
 2 on a usage error, an unreadable FILE or a malformed line, reported with its
@@ -57,40 +59,40 @@ or reading or writing fails midway.
 Flags:
 `
 
+type replayFlags struct {
+	workspace string
+	confinement
+	noPolicy bool
+}
+
+func replayCommand(f *replayFlags) *command {
+	c := newCommand("demo replay", replayUsage, "FILE")
+	c.flags.StringVar(&f.workspace, "workspace", "", "the `DIR` relative paths resolve against (default: the current directory)")
+	f.confinement.declare(c.flags)
+	c.flags.BoolVar(&f.noPolicy, "no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
+	return c
+}
+
 // runReplay is `demo replay`: see replayUsage.
 func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("replay", flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	workspace := flags.String("workspace", "", "the `DIR` relative paths resolve against (default: the current directory)")
-	noPolicy := flags.Bool("no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), replayUsage)
-		flags.PrintDefaults()
+	var f replayFlags
+	c := replayCommand(&f)
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
 	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if flags.NArg() > 1 {
-		fmt.Fprintf(stderr, "demo replay: at most one FILE, got %d\n", flags.NArg())
-		return 2
-	}
-
 	in := stdin
-	if name := flags.Arg(0); name != "" && name != "-" {
-		f, err := os.Open(name)
+	if name := c.flags.Arg(0); name != "" && name != "-" {
+		file, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "demo replay: %v\n", err)
 			return 2
 		}
-		defer f.Close()
-		in = f
+		defer file.Close()
+		in = file
 	}
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	dep, cleanup, err := gordis.Build(gordis.Options{Workspace: *workspace, NoPolicy: *noPolicy, Logger: logger})
+	dep, cleanup, err := gordis.Build(f.options(gordis.Options{Workspace: f.workspace, NoPolicy: f.noPolicy, Logger: logger}))
 	if err != nil {
 		fmt.Fprintf(stderr, "demo replay: %v\n", err)
 		return 1
@@ -149,12 +151,19 @@ func (r *replayer) run(in io.Reader, out io.Writer) error {
 		if readErr != nil && readErr != io.EOF {
 			return readErr
 		}
+		if n == 1 {
+			text = bytes.TrimPrefix(text, []byte(byteOrderMark))
+		}
 		if len(bytes.TrimSpace(text)) > 0 {
 			step, err := r.parse(n, text)
 			if err != nil {
 				return err
 			}
-			for _, res := range r.execute(step) {
+			results, err := r.execute(step)
+			if err != nil {
+				return fmt.Errorf("line %d: %w", n, err)
+			}
+			for _, res := range results {
 				if err := enc.Encode(res); err != nil {
 					return fmt.Errorf("line %d: %s: %w", n, res.head().Tool, err)
 				}
@@ -165,6 +174,9 @@ func (r *replayer) run(in io.Reader, out io.Writer) error {
 		}
 	}
 }
+
+// byteOrderMark is UTF-8's, which some editors write at the start of a file.
+const byteOrderMark = "\uFEFF"
 
 // step is what one input line asks for.
 type step struct {
@@ -184,7 +196,7 @@ func (r *replayer) parse(n int, text []byte) (step, error) {
 		return step{}, malformed("expected a JSON object")
 	}
 	if err := dec.Decode(&line); err != nil {
-		return step{}, malformed("%s", strings.TrimPrefix(err.Error(), "json: "))
+		return step{}, malformed("%s", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return step{}, malformed("unexpected data after the JSON object")
@@ -245,7 +257,7 @@ func (r *replayer) close() {
 
 // execute runs one line's calls: a single call alone, a batch as one
 // assistant message.
-func (r *replayer) execute(s step) []replayResult {
+func (r *replayer) execute(s step) ([]replayResult, error) {
 	ctx := context.Background()
 	if s.cancel {
 		c, stop := context.WithCancel(ctx)
@@ -269,10 +281,14 @@ func (r *replayer) execute(s step) []replayResult {
 		if res.IsError {
 			out[i] = failedResult{head, res.Error}
 		} else {
-			out[i] = okResult{head, res.Value}
+			value, err := valueJSON(res.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", res.Tool, err)
+			}
+			out[i] = okResult{head, value}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // replayResult is one output object: okResult or failedResult.
@@ -289,7 +305,80 @@ func (h resultHead) head() resultHead { return h }
 
 type okResult struct {
 	resultHead
-	Value any `json:"value"`
+	Value json.RawMessage `json:"value"`
+}
+
+// maxValueString bounds each string of a printed value: an edit of a
+// 50 MB file would otherwise print its before and after in full, a line of
+// over 100 MB.
+const maxValueString = 4096
+
+// valueJSON is a tool's value as printed: JSON with every string longer
+// than maxValueString cut, so that one output line stays readable.
+func valueJSON(v any) (json.RawMessage, error) {
+	raw, err := marshalText(v)
+	if err != nil {
+		// encoding/json names the Go type; the tool's author needs only this.
+		return nil, errors.New("the tool's value has no JSON form")
+	}
+	return boundStrings(raw, maxValueString)
+}
+
+// marshalText is json.Marshal without escaping < > &: the texts are shown
+// to people, and full of <path> tags.
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// boundStrings cuts every string literal of the JSON document raw longer
+// than limit bytes at a character boundary and ends it with the number of
+// bytes left out. raw comes from encoding/json, so it is valid.
+func boundStrings(raw []byte, limit int) ([]byte, error) {
+	var out []byte // nil until a string is cut
+	copied := 0    // raw[:copied] is in out
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		end := i + 1 // the closing quote
+		for raw[end] != '"' {
+			if raw[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		// An escape is longer than what it stands for, so a literal of at
+		// most limit bytes holds a string of at most limit bytes.
+		if end-i-1 > limit {
+			var s string
+			if err := json.Unmarshal(raw[i:end+1], &s); err != nil {
+				return nil, err
+			}
+			if len(s) > limit {
+				cut := limit
+				for !utf8.RuneStart(s[cut]) {
+					cut--
+				}
+				lit, err := marshalText(fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut))
+				if err != nil {
+					return nil, err
+				}
+				out = append(append(out, raw[copied:i]...), lit...)
+				copied = end + 1
+			}
+		}
+		i = end
+	}
+	if out == nil {
+		return raw, nil
+	}
+	return append(out, raw[copied:]...), nil
 }
 
 type failedResult struct {

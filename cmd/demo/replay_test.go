@@ -197,7 +197,11 @@ func TestReplayMalformed(t *testing.T) {
 		{`{"tool":"list"} {"tool":"list"}`, "line 3: unexpected data after the JSON object"},
 		{`{"tool":"list","sesion":"x"}`, `line 3: unknown field "sesion"`},
 		{`{"args":{}}`, `line 3: missing "tool"`},
-		{`{"tool":7}`, `line 3: cannot unmarshal number into Go struct field`},
+		{`{"tool":7}`, `line 3: "tool": a number where a string belongs`},
+		{`{"batch":{}}`, `line 3: "batch": an object where an array belongs`},
+		{`{"tool":"list","cancel":"yes"}`, `line 3: "cancel": a string where true or false belongs`},
+		{`{"tool":"list",}`, `line 3: invalid JSON at byte 16: invalid character '}' looking for beginning of object key string`},
+		{"\uFEFF" + `{"tool":"list"}`, "line 3: expected a JSON object"}, // a byte order mark only starts a file
 		{`{"batch":[]}`, "line 3: empty batch"},
 		{`{"batch":[{"tool":"list"},{"args":{}}]}`, `line 3: batch call 2: missing "tool"`},
 		{`{"batch":[{"tool":"list","cancel":true}]}`, `line 3: batch call 1: "cancel" belongs to the batch`},
@@ -223,12 +227,13 @@ func TestReplayUsage(t *testing.T) {
 	ws := replayWorkspace(t)
 	t.Run("help", func(t *testing.T) {
 		code, stdout, stderr := replay(t, "", "--help")
-		if code != 0 || stdout != "" {
-			t.Errorf("exit %d, stdout %q", code, stdout)
+		if code != 0 || stderr != "" {
+			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
-		for _, s := range []string{"usage: demo replay [--workspace DIR] [--no-policy] [FILE]", `{"batch": [call, ...], "cancel": false}`, `"error": {"message": ..., "name": ..., "code": ...}`, "-no-policy", "-workspace DIR"} {
-			if !strings.Contains(stderr, s) {
-				t.Errorf("help lacks %q:\n%s", s, stderr)
+		for _, s := range []string{"usage: demo replay [flags] [FILE]\n\nRuns tool calls without a model", `{"batch": [call, ...], "cancel": false}`, `"error": {"message": ..., "name": ..., "code": ...}`,
+			"-no-policy", "-workspace DIR", "-unconfined", "-root DIR", "-read-only-root DIR"} {
+			if !strings.Contains(stdout, s) {
+				t.Errorf("help lacks %q:\n%s", s, stdout)
 			}
 		}
 	})
@@ -238,8 +243,8 @@ func TestReplayUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown flag", []string{"--model", "x"}, 2, "flag provided but not defined: -model"},
-		{"two files", []string{"a", "b"}, 2, "demo replay: at most one FILE, got 2"},
+		{"unknown flag", []string{"--model", "x"}, 2, "demo replay: flag provided but not defined: -model (see demo replay --help)\n"},
+		{"two files", []string{"a", "b"}, 2, "demo replay: at most one FILE, got 2 (see demo replay --help)\n"},
 		{"missing file", []string{"--workspace", ws, filepath.Join(ws, "nope.jsonl")}, 2, "demo replay: open " + filepath.Join(ws, "nope.jsonl")},
 		{"missing workspace", []string{"--workspace", filepath.Join(ws, "nope")}, 1, "demo replay: gordis: workspace: "},
 	} {
@@ -252,6 +257,71 @@ func TestReplayUsage(t *testing.T) {
 				t.Errorf("stderr = %q, want %q", stderr, tc.want)
 			}
 		})
+	}
+}
+
+// A UTF-8 byte order mark, as some editors write, starts the first line.
+func TestReplayByteOrderMark(t *testing.T) {
+	ws := replayWorkspace(t)
+	code, stdout, stderr := replay(t, "\uFEFF"+`{"tool":"list"}`+"\n", "--workspace", ws)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	wantReplayLines(t, stdout, ws, `{"tool":"list","session":"main",`+listWorkspace)
+}
+
+// The value of an edit of a large file is cut, its text is not.
+func TestReplayBoundsValue(t *testing.T) {
+	ws := t.TempDir()
+	// 6002 bytes; byte 4096 is inside an "é", so the cut falls before it.
+	big := "a" + strings.Repeat("é", 3000) + "\n"
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := replay(t, `{"tool":"edit","args":{"file_path":"big.txt","old_string":"a","new_string":"b"}}`, "--no-policy", "--workspace", ws)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var got struct {
+		Text  string
+		Value struct{ Before, After string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	kept := strings.Repeat("é", 2047) + "… (1907 more bytes)"
+	if got.Value.Before != "a"+kept || got.Value.After != "b"+kept {
+		t.Errorf("value ends %q and %q, want both to end %q", got.Value.Before[4000:], got.Value.After[4000:], kept[3999:])
+	}
+	if want := "The file " + ws + "/big.txt has been updated successfully."; got.Text != want {
+		t.Errorf("text %q, want %q", got.Text, want)
+	}
+}
+
+// A value encoding/json cannot encode is reported without its Go type.
+func TestValueWithoutJSONForm(t *testing.T) {
+	if _, err := valueJSON(struct{ F func() }{}); err == nil || err.Error() != "the tool's value has no JSON form" {
+		t.Fatalf("error %v", err)
+	}
+	if got, err := valueJSON(map[string]string{"a": "<b>"}); err != nil || string(got) != `{"a":"<b>"}` {
+		t.Fatalf("valueJSON = %s, %v", got, err)
+	}
+}
+
+func TestBoundStrings(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"abc","b":[1,"de"]}`, `{"a":"abc","b":[1,"de"]}`},
+		{`"abcdef"`, `"abcd… (2 more bytes)"`},
+		{`"abcd"`, `"abcd"`},
+		{`{"abcdef":"x"}`, `{"abcd… (2 more bytes)":"x"}`},   // keys are strings too
+		{`["\"\\\n\"x"]`, `["\"\\\n\"… (1 more bytes)"]`},    // escapes count as what they stand for
+		{`["\u00e9\u00e9\u00e9"]`, `["éé… (2 more bytes)"]`}, // the cut never splits a character
+		{`["ab\u003cc"]`, `["ab\u003cc"]`},                   // a long literal of a short string is kept as it is
+	} {
+		got, err := boundStrings([]byte(tc.in), 4)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("boundStrings(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gordis-run/gordis/agent"
 	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/plugins/toolfs/diffcard"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -142,27 +143,23 @@ func (t *transcript) result(r *registry.Result) {
 		fmt.Fprintf(t.w, "%s✓ %s: lines %d-%d of %d\n", indent, t.rel(v.Path), v.Lines[0].Number, v.Lines[len(v.Lines)-1].Number, v.TotalLines)
 	case *toolfs.WriteResult:
 		fmt.Fprintf(t.w, "%s✓ %s %s\n", indent, v.Operation, t.rel(v.Path))
-		before := ""
+		c := diffcard.Change{Name: t.rel(v.Path), After: v.After, Omitted: v.Omitted}
 		if v.Before != nil {
-			before = *v.Before
+			c.Before = *v.Before
 		}
-		t.diff(v.Path, before, v.After, v.Omitted)
+		t.card(c)
 	case *toolfs.EditResult:
 		fmt.Fprintf(t.w, "%s✓ edited %s\n", indent, t.rel(v.Path))
-		t.diff(v.Path, v.Before, v.After, v.Omitted)
+		t.card(diffcard.Change{Name: t.rel(v.Path), Before: v.Before, After: v.After, Omitted: v.Omitted})
 	default:
 		fmt.Fprintf(t.w, "%s✓ %s\n", indent, clip(firstLine(r.Text), 100))
 	}
 }
 
-// diff prints the change, or a note when the provider omitted the texts.
-func (t *transcript) diff(path, before, after string, omitted bool) {
-	if omitted {
-		fmt.Fprintf(t.w, "%s  (file too large to diff)\n", indent)
-		return
-	}
-	d := unifiedDiff(t.rel(path), before, after, 3)
-	for _, line := range strings.SplitAfter(d, "\n") {
+// card prints the diff card of a change, indented under its result. A
+// result whose file was too large to keep (Omitted) gets a card saying so.
+func (t *transcript) card(c diffcard.Change) {
+	for _, line := range strings.SplitAfter(diffcard.Render(c), "\n") {
 		if line != "" {
 			fmt.Fprint(t.w, indent, "  ", line)
 		}

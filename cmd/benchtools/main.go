@@ -1,0 +1,164 @@
+// Command benchtools measures the file tools end to end: each workload is
+// one registry.Execute of a real tool in the default deployment
+// (gordis.Build), in a fresh child process, next to a floor that does the
+// same I/O with a standard command in the same run (wc -l, cp and sync, dd
+// with conv=fsync). It prints, for each, the call's and the process's wall
+// time over -runs runs (median, min and max), the peak RSS of the process,
+// and the ratios to the floor. The child reports its own peak RSS (VmHWM);
+// a floor's comes from GNU time when /usr/bin/time exists, since the
+// maxrss wait4 reports for a child on Linux includes the memory of the
+// process that started it.
+//
+// The files live in a temporary directory it creates and removes. Sizes are
+// flags; -quick shrinks them all for a smoke run.
+//
+//	go run ./cmd/benchtools            # or: make bench-tools
+//	go run ./cmd/benchtools -quick
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/agent"
+	"github.com/gordis-run/gordis/registry"
+)
+
+// childFlag starts the binary as the child that runs one tool call.
+const childFlag = "-child"
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == childFlag {
+		if err := child(os.Args[2:], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtools child:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "benchtools:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// child runs one call: benchtools -child WORKSPACE TOOL ARGSFILE [READFIRST].
+// The arguments are read from a file, as they would arrive from a model:
+// bytes of JSON in memory. READFIRST is read (one line) before the timed
+// call, so that the read-before-write policy lets an edit through. It
+// prints the call's duration in nanoseconds and its own peak RSS in bytes
+// (0 where the platform does not say).
+func child(args []string, stdout io.Writer) error {
+	if len(args) < 3 || len(args) > 4 {
+		return fmt.Errorf("want WORKSPACE TOOL ARGSFILE [READFIRST], got %q", args)
+	}
+	workspace, tool, argsFile := args[0], args[1], args[2]
+	callArgs, err := os.ReadFile(argsFile)
+	if err != nil {
+		return err
+	}
+	d, cleanup, err := gordis.Build(gordis.Options{Workspace: workspace})
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	session := agent.NewSession(d.Workspace)
+	defer session.Close()
+	ctx := context.Background()
+	if len(args) == 4 {
+		readArgs, _ := json.Marshal(map[string]any{"file_path": args[3], "limit": 1})
+		if res := d.Tools.Execute(ctx, &registry.Call{ID: "read-first", Tool: "read", Args: readArgs, Session: session}); res.IsError {
+			return errors.New(res.Text)
+		}
+	}
+	start := time.Now()
+	res := d.Tools.Execute(ctx, &registry.Call{ID: "measured", Tool: tool, Args: callArgs, Session: session})
+	elapsed := time.Since(start)
+	if res.IsError {
+		return fmt.Errorf("%s: %s", tool, res.Text)
+	}
+	_, err = fmt.Fprintln(stdout, elapsed.Nanoseconds(), ownPeakRSS())
+	return err
+}
+
+// sizes are the workloads' sizes.
+type sizes struct {
+	readMiB, editMiB int
+	listEntries      int
+	writeMiB         []int
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := flag.NewFlagSet("benchtools", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	runs := fl.Int("runs", 5, "measure each workload and floor `N` times")
+	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes, 1 run")
+	dir := fl.String("dir", "", "create the temporary directory under `DIR` (default: the system's)")
+	var sz sizes
+	fl.IntVar(&sz.readMiB, "read-mib", 512, "size of the file read, head and tail, in `MiB`")
+	fl.IntVar(&sz.listEntries, "list-entries", 10100, "entries of the directory listed")
+	fl.IntVar(&sz.editMiB, "edit-mib", 10, "size of the file one line of which is edited, in `MiB`")
+	writes := fl.String("write-mib", "8,64", "sizes of the new files written, in `MiB`, comma-separated")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fl.Arg(0))
+	}
+	if *quick {
+		sz = sizes{readMiB: 16, listEntries: 1010, editMiB: 1, writeMiB: []int{1, 4}}
+		*runs = 1
+	} else {
+		for _, f := range strings.Split(*writes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return fmt.Errorf("-write-mib: %q is not a positive number of MiB", f)
+			}
+			sz.writeMiB = append(sz.writeMiB, n)
+		}
+	}
+	if *runs < 1 || sz.readMiB < 1 || sz.editMiB < 1 || sz.listEntries < 1 {
+		return errors.New("-runs and every size must be at least 1")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(*dir, "benchtools-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	fmt.Fprintf(stdout, "preparing files in %s (removed at the end)...\n", tmp)
+	workloads, err := prepare(tmp, sz)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s; %d runs each\n\n", machine(), *runs)
+	var results []result
+	for _, w := range workloads {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := measure(ctx, self, tmp, w, *runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.name, err)
+		}
+		results = append(results, r)
+	}
+	return printTable(stdout, results)
+}
