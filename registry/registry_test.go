@@ -55,7 +55,7 @@ func mustDefine[A, V any](t testing.TB, name string, run func(context.Context, *
 	return tool
 }
 
-// readArgs is the read tool's argument shape (R-002, trap 11).
+// readArgs is the read tool's argument shape (R-002): offset and limit are numbers, so the tool judges 1.5 itself.
 type readArgs struct {
 	FilePath string   `json:"file_path" jsonschema:"description=Path to read\\, resolved by the filesystem backend."`
 	Offset   *float64 `json:"offset,omitempty" jsonschema:"description=1-based first line to return. Defaults to 1."`
@@ -344,7 +344,7 @@ func TestExecute(t *testing.T) {
 	}
 }
 
-// Trap 11: 1.5 and 2.0 reach the tool as numbers; the tool judges them.
+// 1.5 and 2.0 reach the tool as numbers; the tool judges them.
 func TestDefineKeepsNumbers(t *testing.T) {
 	root, r := newRegistry(t, Config{})
 	var got []float64

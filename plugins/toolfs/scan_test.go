@@ -79,7 +79,7 @@ func TestReadScanMatchesStream(t *testing.T) {
 	}
 }
 
-// R-070..R-073, trap 8: invalid UTF-8 anywhere fails the whole read with no
+// R-070..R-073: invalid UTF-8 anywhere fails the whole read with no
 // partial page, wherever it sits relative to the chunk cuts; a NUL in the
 // first 8192 bytes is binary, one after them is text.
 func TestReadScanDecodingErrors(t *testing.T) {

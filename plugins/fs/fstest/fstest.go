@@ -285,7 +285,7 @@ func testRead(t *testing.T, newFS NewFS) {
 var readErrorCases = []struct{ name, stored, tail string }{
 	{"nul", "ab\x00cd", "binary file"},
 	{"nul at 8191", strings.Repeat("a", 8191) + "\x00", "binary file"},              // R-070 edge
-	{"binary beats invalid", "\xFF\x00", "binary file"},                             // trap 8
+	{"binary beats invalid", "\xFF\x00", "binary file"},                             // binary wins over invalid UTF-8
 	{"bad byte", "a\xFFb", "invalid UTF-8 text"},
 	{"truncated at eof", "ab\xE2\x82", "invalid UTF-8 text"},
 	{"surrogate", "a\xED\xA0\x80b", "invalid UTF-8 text"},
