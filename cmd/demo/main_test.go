@@ -125,6 +125,13 @@ func TestDemoTrace(t *testing.T) {
 			t.Fatalf("bad line %s: %v", sc.Bytes(), err)
 		}
 		seen[line.Event]++
+		var doc any
+		if err := json.Unmarshal(sc.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if k := badTraceKey(doc); k != "" {
+			t.Errorf("%s: key %q is not camelCase: %s", line.Event, k, sc.Bytes())
+		}
 	}
 	for event, n := range map[string]int{
 		"agent/turn-start": 1, "agent/step-start": 5, "agent/tool-call": 4, "agent/tool-result": 4,
@@ -134,6 +141,33 @@ func TestDemoTrace(t *testing.T) {
 			t.Errorf("%s: %d lines, want %d (all: %v)", event, seen[event], n, seen)
 		}
 	}
+}
+
+// toolArgKeys are the tools' own argument names (snake_case, as the tool
+// contract fixes them): the only keys of a trace not in camelCase.
+var toolArgKeys = map[string]bool{"file_path": true, "old_string": true, "new_string": true, "replace_all": true}
+
+// badTraceKey returns the first key of v, at any depth, that is neither
+// camelCase nor a tool argument's name.
+func badTraceKey(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if !toolArgKeys[k] && (k == "" || k[0] < 'a' || k[0] > 'z' || strings.ContainsAny(k, "_- ")) {
+				return k
+			}
+			if bad := badTraceKey(e); bad != "" {
+				return bad
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if bad := badTraceKey(e); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
 }
 
 func TestTools(t *testing.T) {

@@ -94,8 +94,8 @@ type LineScanner interface {
 // aliases of a file, stable across the file's creation; locks, versions and
 // observations are per key) and the display path used in every message.
 type Target struct {
-	Key  string
-	Path string
+	Key  string `json:"key"`
+	Path string `json:"path"`
 }
 
 // Version is an opaque token that changes whenever the file changes.
@@ -197,15 +197,15 @@ type EditOutcome struct {
 
 // Observation says an actor has seen (or produced) target at version.
 type Observation struct {
-	Target  Target
-	Version Version
-	Actor   any // opaque: the tool call record
+	Target  Target  `json:"target"`
+	Version Version `json:"version"`
+	Actor   any     `json:"actor"` // opaque: the tool call record
 }
 
 // IntentRequest asks the single decision slot how a mutation may proceed.
 type IntentRequest struct {
-	Target Target
-	Actor  any
+	Target Target `json:"target"`
+	Actor  any    `json:"actor"`
 }
 
 var (
