@@ -166,12 +166,8 @@ func TestStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	text, isError, code = call(t, cs, "read", map[string]any{"file_path": outside})
-	if !isError && strings.Contains(text, "secret") {
-		// The provider in this tree does not enforce confinement yet.
-		t.Skipf("a path outside the workspace was read (no FS_SANDBOX_DENIED yet): %q", text)
-	}
-	if code != "FS_SANDBOX_DENIED" {
-		t.Fatalf("read outside the workspace: %v %q %q, want FS_SANDBOX_DENIED", isError, code, text)
+	if want := `Error: cannot resolve "` + outside + `": outside the workspace "` + ws + `"`; !isError || code != "FS_SANDBOX_DENIED" || text != want {
+		t.Fatalf("read outside the workspace: %v %q %q, want FS_SANDBOX_DENIED %q", isError, code, text, want)
 	}
 	if !strings.Contains(stderr.String(), "serving MCP on stdio") {
 		t.Errorf("stderr lacks the startup log:\n%s", stderr.String())
