@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -16,6 +17,8 @@ import (
 // a socket, a FIFO or a device is "other", and a link to a directory is a
 // directory. A child that fails to stat for any other reason (a symlink
 // loop, EACCES) fails the whole listing. File contents are never read.
+// Staging directories (of writes in progress, or left by a crash) are
+// not children.
 func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
@@ -35,6 +38,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, osError("list", t.Path, err)
 	}
+	children = slices.DeleteFunc(children, isStagingEntry)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
 	}

@@ -1,0 +1,262 @@
+package fslocal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+// holdStaging opens path and locks it as a live writer does, until the
+// test ends.
+func holdStaging(t *testing.T, path string) {
+	t.Helper()
+	file, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { file.Close() })
+	if err := unix.Flock(int(file.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leftover makes a staging directory named for nonce in dir, as a writer
+// that died leaves it: with its staged file when content is not "", empty
+// otherwise. It returns the directory's path.
+func leftover(t *testing.T, dir, nonce, content string) string {
+	t.Helper()
+	stage := filepath.Join(dir, stagingPrefix+nonce)
+	if err := os.Mkdir(stage, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if content != "" {
+		write(t, filepath.Join(stage, stagedFile), content, 0o600)
+	}
+	return stage
+}
+
+func exists(t *testing.T, path string) bool {
+	t.Helper()
+	_, err := os.Lstat(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func TestIsStagingName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{".gordis-staging-0123456789abcdef", true},
+		{".gordis-staging-ffffffffffffffff", true},
+		{".gordis-staging-0123456789ABCDEF", false},
+		{".gordis-staging-0123456789abcde", false},
+		{".gordis-staging-0123456789abcdef0", false},
+		{".gordis-staging-0123456789abcdeg", false},
+		{"gordis-staging-0123456789abcdef", false},
+		{".gordis-staging-", false},
+		{".a.txt.123.0123456789abcdef.tmpdir", false},
+	} {
+		if got := isStagingName(tc.name); got != tc.want {
+			t.Errorf("isStagingName(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if name := stagingPrefix + randomNonce(); !isStagingName(name) || len(name) != 32 {
+		t.Errorf("a staging name %q is not recognised or not 32 bytes", name)
+	}
+}
+
+// A 255-byte name (NAME_MAX) is created, replaced and edited: the staging
+// names do not depend on it.
+func TestLongNames(t *testing.T) {
+	f, root := fixture(t)
+	ctx := context.Background()
+	tg := mustResolve(t, f, strings.Repeat("n", 251)+".txt")
+	out, err := f.WriteText(ctx, tg, "one\n", nil)
+	if err != nil || out.Operation != fs.OpCreate {
+		t.Fatalf("create: %+v, %v", out, err)
+	}
+	if out, err = f.WriteText(ctx, tg, "two\n", nil); err != nil || out.Operation != fs.OpUpdate {
+		t.Fatalf("replace: %+v, %v", out, err)
+	}
+	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+		t.Fatalf("edit: %v", err)
+	}
+	if b, err := os.ReadFile(tg.Key); err != nil || string(b) != "three\n" {
+		t.Errorf("file = %q, %v", b, err)
+	}
+	if left := leftovers(t, root); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
+	}
+}
+
+// Sweep removes what dead writers left and nothing else: not a live
+// writer's directory, not a file or a symlink with a staging name, not
+// what a symlink points to, not other entries in a staging-named
+// directory.
+func TestSweep(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, stagedFile), "outside", 0o600)
+
+	dead := leftover(t, root, "0000000000000001", "half a write")
+	empty := leftover(t, root, "0000000000000002", "")
+	live := leftover(t, root, "0000000000000003", "in progress")
+	holdStaging(t, filepath.Join(live, stagedFile))
+	file := filepath.Join(root, stagingPrefix+"0000000000000004")
+	write(t, file, "a file, not a staging directory", 0o644)
+	link := filepath.Join(root, stagingPrefix+"0000000000000005")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	crowded := leftover(t, root, "0000000000000006", "")
+	write(t, filepath.Join(crowded, "other"), "not ours", 0o600)
+	unshaped := filepath.Join(root, ".gordis-staging-notes")
+	if err := os.Mkdir(unshaped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := Sweep(root); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		dead: false, empty: false,
+		live: true, filepath.Join(live, stagedFile): true,
+		file: true, link: true, filepath.Join(outside, stagedFile): true,
+		filepath.Join(crowded, "other"): true, unshaped: true,
+	} {
+		if got := exists(t, path); got != want {
+			t.Errorf("%s exists = %v after the sweep, want %v", path, got, want)
+		}
+	}
+	if err := Sweep(filepath.Join(root, "missing")); err != nil {
+		t.Errorf("sweep of a missing directory: %v", err)
+	}
+}
+
+// The first write or edit into a directory sweeps it; later ones do not
+// read it again unless that sweep removed something.
+func TestWriteSweepsItsDirectory(t *testing.T) {
+	f, root := fixture(t)
+	ctx := context.Background()
+	dir := filepath.Join(root, "sub")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+	tg := mustResolve(t, f, "sub/a.txt")
+	writeOrEdit := []func() error{
+		func() error { _, err := f.WriteText(ctx, tg, "b", nil); return err },
+		func() error {
+			_, err := f.EditText(ctx, tg, fs.EditRequest{Old: "b", New: "a"}, nil)
+			return err
+		},
+	}
+	// Each step may leave a leftover as a crash would, then writes or
+	// edits once. The sweeps of steps 0 and 1 remove one, so the next
+	// write sweeps again; step 2's finds the directory clean and is the
+	// last, so step 3's leftover stays (until a provider starts).
+	for i, step := range []struct {
+		crash    bool
+		wantLeft int
+	}{{true, 0}, {true, 0}, {false, 0}, {true, 1}} {
+		if step.crash {
+			leftover(t, dir, fmt.Sprintf("%016x", i+1), "dead")
+		}
+		if err := writeOrEdit[i%2](); err != nil {
+			t.Fatal(err)
+		}
+		if left := leftovers(t, dir); len(left) != step.wantLeft {
+			t.Errorf("step %d: leftovers %v, want %d", i, left, step.wantLeft)
+		}
+	}
+	if err := Sweep(dir); err != nil {
+		t.Fatal(err)
+	}
+	if left := leftovers(t, dir); len(left) != 0 {
+		t.Errorf("after Sweep: %v", left)
+	}
+}
+
+// Writers and sweeps race on one directory: no write fails, every file
+// holds what was last written to it, and nothing is left once they stop.
+// Without the lock on the staged file a sweep removes live staging
+// directories and writes fail.
+func TestSweepRacesWriters(t *testing.T) {
+	f, root := fixture(t)
+	ctx := context.Background()
+	const writers, writes = 4, 60
+	stop := make(chan struct{})
+	var sweeps sync.WaitGroup
+	sweeps.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := sweep(root); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			tg := mustResolve(t, f, fmt.Sprintf("w%d.txt", w))
+			for i := range writes {
+				if _, err := f.WriteText(ctx, tg, fmt.Sprint(i), nil); err != nil {
+					t.Errorf("writer %d, write %d: %v", w, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	sweeps.Wait()
+	for w := range writers {
+		if b, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("w%d.txt", w))); err != nil || string(b) != fmt.Sprint(writes-1) {
+			t.Errorf("w%d.txt = %q, %v", w, b, err)
+		}
+	}
+	if left := leftovers(t, root); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
+	}
+}
+
+// Staging directories, live or dead, are not listed; a file that only
+// has such a name is.
+func TestListHidesStaging(t *testing.T) {
+	f, root := fixture(t)
+	write(t, filepath.Join(root, "a.txt"), "a", 0o644)
+	leftover(t, root, "0000000000000001", "dead")
+	live := leftover(t, root, "0000000000000002", "live")
+	holdStaging(t, filepath.Join(live, stagedFile))
+	lookalike := stagingPrefix + "0000000000000003"
+	write(t, filepath.Join(root, lookalike), "a file", 0o644)
+	entries, err := f.ListDir(context.Background(), mustResolve(t, f, "."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	if want := []string{lookalike, "a.txt"}; !slices.Equal(names, want) {
+		t.Errorf("listed %q, want %q", names, want)
+	}
+}
