@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -259,4 +260,75 @@ func TestListHidesStaging(t *testing.T) {
 	if want := []string{lookalike, "a.txt"}; !slices.Equal(names, want) {
 		t.Errorf("listed %q, want %q", names, want)
 	}
+}
+
+// A replacement keeps the file's extended attributes, for write and edit.
+func TestReplaceKeepsXattrs(t *testing.T) {
+	f, root := fixture(t)
+	ctx := context.Background()
+	path := filepath.Join(root, "a.txt")
+	write(t, path, "one", 0o644)
+	if err := unix.Setxattr(path, "user.gordis.note", []byte("kept"), 0); err != nil {
+		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+			t.Skipf("%s takes no user xattrs: %v", root, err)
+		}
+		t.Fatal(err)
+	}
+	if err := unix.Setxattr(path, "user.gordis.empty", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	tg := mustResolve(t, f, path)
+	check := func(after string) {
+		t.Helper()
+		buf := make([]byte, 16)
+		n, err := unix.Getxattr(path, "user.gordis.note", buf)
+		if err != nil || string(buf[:n]) != "kept" {
+			t.Errorf("after %s: user.gordis.note = %q, %v", after, buf[:max(n, 0)], err)
+		}
+		if n, err := unix.Getxattr(path, "user.gordis.empty", buf); err != nil || n != 0 {
+			t.Errorf("after %s: user.gordis.empty = %d bytes, %v", after, n, err)
+		}
+	}
+	if _, err := f.WriteText(ctx, tg, "two", nil); err != nil {
+		t.Fatal(err)
+	}
+	check("write")
+	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("edit")
+}
+
+// A replacement keeps the file's owner and group when the writer may give
+// them (root here); a create belongs to the writer.
+func TestReplaceKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root may give a file to another user")
+	}
+	f, root := fixture(t)
+	ctx := context.Background()
+	path := filepath.Join(root, "a.txt")
+	write(t, path, "one", 0o640)
+	if err := os.Chown(path, 65534, 65533); err != nil {
+		t.Fatal(err)
+	}
+	tg := mustResolve(t, f, path)
+	owner := func(after string) {
+		t.Helper()
+		var st syscall.Stat_t
+		if err := syscall.Stat(path, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Uid != 65534 || st.Gid != 65533 || st.Mode&0o7777 != 0o640 {
+			t.Errorf("after %s: owner %d:%d, mode %o; want 65534:65533, 640", after, st.Uid, st.Gid, st.Mode&0o7777)
+		}
+	}
+	if _, err := f.WriteText(ctx, tg, "two", nil); err != nil {
+		t.Fatal(err)
+	}
+	owner("write")
+	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	owner("edit")
 }

@@ -5,10 +5,70 @@ package fslocal
 import (
 	"errors"
 	"os"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// inherit gives the staged file to what the replaced file from (owned by
+// uid and gid) carries besides its bytes and its mode: owner and group,
+// then extended attributes (after the owner, because a change of owner
+// drops security.capability). Both are best effort. What the OS refuses
+// (another user's ownership, a label this process may not set, a
+// filesystem without attributes) is left out, and the write goes on: a
+// file would otherwise become unwritable for anyone but root.
+func inherit(to *os.File, from int, uid, gid uint32) {
+	if to.Chown(int(uid), int(gid)) != nil {
+		to.Chown(-1, int(gid)) // the group alone may still be ours to give
+	}
+	raw, err := to.SyscallConn()
+	if err != nil {
+		return
+	}
+	raw.Control(func(fd uintptr) { copyXattrs(int(fd), from) })
+}
+
+// copyXattrs copies every extended attribute this process can read from
+// the file from onto the file to.
+func copyXattrs(to, from int) {
+	list, err := xattrBytes(func(buf []byte) (int, error) { return unix.Flistxattr(from, buf) })
+	if err != nil {
+		return
+	}
+	for names := string(list); names != ""; {
+		var name string
+		name, names, _ = strings.Cut(names, "\x00")
+		if name == "" {
+			continue
+		}
+		value, err := xattrBytes(func(buf []byte) (int, error) { return unix.Fgetxattr(from, name, buf) })
+		if err == nil {
+			unix.Fsetxattr(to, name, value, 0)
+		}
+	}
+}
+
+// xattrBytes calls get (flistxattr or fgetxattr) for the size, then for
+// the bytes, again when they grew in between (ERANGE). No attributes
+// cost one call and no allocation.
+func xattrBytes(get func([]byte) (int, error)) ([]byte, error) {
+	for range 4 {
+		n, err := get(nil)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		buf := make([]byte, n)
+		n, err = get(buf)
+		if err == nil {
+			return buf[:n], nil
+		}
+		if err != unix.ERANGE {
+			return nil, err
+		}
+	}
+	return nil, unix.ERANGE
+}
 
 // lockStaging marks the staged file as in use for as long as it is open:
 // an exclusive flock, which the kernel drops when the writer closes it or
