@@ -85,6 +85,7 @@ func permissionCases(t *testing.T) {
 	}
 	write(t, filepath.Join(locked, "f.txt"), "secret", 0o644)
 	write(t, filepath.Join(root, "unreadable.txt"), "u", 0o200)
+	write(t, filepath.Join(root, "readonly.txt"), "r", 0o444)
 	if err := os.Mkdir(filepath.Join(root, "ro"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +138,19 @@ func permissionCases(t *testing.T) {
 	wantFsErr(t, err, fs.CodePermission, denied("edit", roFile.Path))
 	if b, err := os.ReadFile(roFile.Key); err != nil || string(b) != "keep" {
 		t.Errorf("read-only directory's file = %q, %v", b, err)
+	}
+	// A file this user may not open for writing is not replaced, although
+	// its directory would allow the rename.
+	readonly := mustResolve(t, f, "readonly.txt")
+	_, err = f.WriteText(ctx, readonly, "x", nil)
+	wantFsErr(t, err, fs.CodePermission, denied("write", readonly.Path))
+	_, err = f.EditText(ctx, readonly, fs.EditRequest{Old: "r", New: "w"}, nil)
+	wantFsErr(t, err, fs.CodePermission, denied("edit", readonly.Path))
+	if b, err := os.ReadFile(readonly.Key); err != nil || string(b) != "r" {
+		t.Errorf("read-only file = %q, %v", b, err)
+	}
+	if left := leftovers(t, root); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
 	}
 	if n := f.locks.held(); n != 0 {
 		t.Errorf("%d locks leaked", n)

@@ -5,8 +5,11 @@ package fslocal
 import "os"
 
 // On other systems the staging directories are neither locked nor swept
-// (a sweep cannot tell a live writer's from a dead one's), and a
-// replacement keeps neither owner nor extended attributes.
+// (a sweep cannot tell a live writer's from a dead one's), a replacement
+// keeps neither owner nor extended attributes, and a read-only target is
+// left for the rename to refuse.
+
+func writable(string) error { return nil }
 
 func inherit(*os.File, int, uint32, uint32) {}
 

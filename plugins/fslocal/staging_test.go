@@ -332,3 +332,24 @@ func TestReplaceKeepsOwner(t *testing.T) {
 	}
 	owner("edit")
 }
+
+// Root may replace a read-only file, as it may open it for writing; the
+// mode stays. (TestPermissions checks the refusal for other users.)
+func TestRootReplacesReadOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root")
+	}
+	f, root := fixture(t)
+	path := filepath.Join(root, "ro.txt")
+	write(t, path, "one", 0o444)
+	tg := mustResolve(t, f, path)
+	if _, err := f.WriteText(context.Background(), tg, "two", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.EditText(context.Background(), tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "three" || mode(t, path) != 0o444 {
+		t.Errorf("file = %q, mode %v", b, mode(t, path))
+	}
+}

@@ -11,6 +11,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// writable reports, as open(O_WRONLY) would decide it (effective ids,
+// ACLs, root's override, a read-only mount), whether this process may
+// write the file at path, without opening it: an open for writing is seen
+// by file watchers (a close after writing) and breaks others' leases.
+func writable(path string) error {
+	return wrapErrno("access", path, unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS))
+}
+
 // inherit gives the staged file to what the replaced file from (owned by
 // uid and gid) carries besides its bytes and its mode: owner and group,
 // then extended attributes (after the owner, because a change of owner

@@ -186,12 +186,17 @@ type staging struct {
 // in six under -race, so 8 in a row about once in a million.
 const stagingAttempts = 8
 
-// stage creates the missing parent directories, sweeps the parent the
-// first time (see sweepOnce), and makes the staging directory and its
-// temp file.
+// stage refuses a target this process may not write (as the OS would
+// refuse to open it for writing, although the rename needs only the
+// directory), creates the missing parent directories, sweeps the parent
+// the first time (see sweepOnce), and makes the staging directory and
+// its temp file.
 func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
+	}
+	if err := writable(t.Key); err != nil && !isAbsent(err) {
+		return nil, osError(verb, t.Path, err)
 	}
 	dir := filepath.Dir(t.Key)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
