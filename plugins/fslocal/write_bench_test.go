@@ -3,6 +3,7 @@ package fslocal
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,5 +30,22 @@ func BenchmarkWriteReplace(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSweep sweeps a directory of 10,000 files and no staging
+// directory: what the first write into such a directory pays once.
+func BenchmarkSweep(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 10000 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%05d.go", i)), []byte("package x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if removed, err := sweep(dir); removed != 0 || err != nil {
+			b.Fatalf("removed %d, %v", removed, err)
+		}
 	}
 }
