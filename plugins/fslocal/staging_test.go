@@ -265,7 +265,6 @@ func TestListHidesStaging(t *testing.T) {
 // A replacement keeps the file's extended attributes, for write and edit.
 func TestReplaceKeepsXattrs(t *testing.T) {
 	f, root := fixture(t)
-	ctx := context.Background()
 	path := filepath.Join(root, "a.txt")
 	write(t, path, "one", 0o644)
 	if err := unix.Setxattr(path, "user.gordis.note", []byte("kept"), 0); err != nil {
@@ -289,14 +288,7 @@ func TestReplaceKeepsXattrs(t *testing.T) {
 			t.Errorf("after %s: user.gordis.empty = %d bytes, %v", after, n, err)
 		}
 	}
-	if _, err := f.WriteText(ctx, tg, "two", nil); err != nil {
-		t.Fatal(err)
-	}
-	check("write")
-	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	check("edit")
+	writeThenEdit(t, f, tg, check)
 }
 
 // A replacement keeps the file's owner and group when the writer may give
@@ -306,7 +298,6 @@ func TestReplaceKeepsOwner(t *testing.T) {
 		t.Skip("only root may give a file to another user")
 	}
 	f, root := fixture(t)
-	ctx := context.Background()
 	path := filepath.Join(root, "a.txt")
 	write(t, path, "one", 0o640)
 	if err := os.Chown(path, 65534, 65533); err != nil {
@@ -323,14 +314,15 @@ func TestReplaceKeepsOwner(t *testing.T) {
 			t.Errorf("after %s: owner %d:%d, mode %o; want 65534:65533, 640", after, st.Uid, st.Gid, st.Mode&0o7777)
 		}
 	}
-	if _, err := f.WriteText(ctx, tg, "two", nil); err != nil {
+	writeThenEdit(t, f, tg, owner)
+	created := mustResolve(t, f, "b.txt")
+	if _, err := f.WriteText(context.Background(), created, "new", nil); err != nil {
 		t.Fatal(err)
 	}
-	owner("write")
-	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
-		t.Fatal(err)
+	var st syscall.Stat_t
+	if err := syscall.Stat(created.Key, &st); err != nil || st.Uid != 0 {
+		t.Errorf("a created file belongs to uid %d (%v), want the writer's 0", st.Uid, err)
 	}
-	owner("edit")
 }
 
 // Root may replace a read-only file, as it may open it for writing; the
@@ -342,14 +334,28 @@ func TestRootReplacesReadOnly(t *testing.T) {
 	f, root := fixture(t)
 	path := filepath.Join(root, "ro.txt")
 	write(t, path, "one", 0o444)
-	tg := mustResolve(t, f, path)
-	if _, err := f.WriteText(context.Background(), tg, "two", nil); err != nil {
+	writeThenEdit(t, f, mustResolve(t, f, path), func(after string) {
+		t.Helper()
+		if mode(t, path) != 0o444 {
+			t.Errorf("after %s: mode %v, want -r--r--r--", after, mode(t, path))
+		}
+	})
+}
+
+// writeThenEdit replaces the file "one" at tg with "two" by a write, then
+// with "three" by an edit, and calls check after each.
+func writeThenEdit(t *testing.T, f *FS, tg fs.Target, check func(after string)) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := f.WriteText(ctx, tg, "two", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.EditText(context.Background(), tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+	check("write")
+	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(path); string(b) != "three" || mode(t, path) != 0o444 {
-		t.Errorf("file = %q, mode %v", b, mode(t, path))
+	check("edit")
+	if b, err := os.ReadFile(tg.Key); err != nil || string(b) != "three" {
+		t.Errorf("file = %q, %v", b, err)
 	}
 }
