@@ -19,8 +19,8 @@ func writable(path string) error {
 	return wrapErrno("access", path, unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS))
 }
 
-// inherit gives the staged file to what the replaced file from (owned by
-// uid and gid) carries besides its bytes and its mode: owner and group,
+// inherit gives the staged file what the replaced file from (owned by uid
+// and gid) carries besides its bytes and its mode: owner and group,
 // then extended attributes (after the owner, because a change of owner
 // drops security.capability). Both are best effort. What the OS refuses
 // (another user's ownership, a label this process may not set, a

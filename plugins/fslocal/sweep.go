@@ -44,10 +44,11 @@ func isStagingEntry(e os.DirEntry) bool {
 // gone (killed, crashed, powered off) left behind, and keeps those of
 // live writers, in this process or any other: a writer holds a lock on
 // its staged file for as long as it runs, and the kernel drops the lock
-// when the writer dies. A provider sweeps its workspace when it starts;
-// any other directory is swept by the first write or edit into it. The
-// error reports a directory that could not be read or a staging directory
-// that could not be removed; dir missing is not an error.
+// when the writer dies. Run it over a provider's workspace when the
+// provider starts; the first write or edit into any directory sweeps
+// that directory itself. The error reports a directory that could not be
+// read or a staging directory that could not be removed; dir missing is
+// not an error.
 func Sweep(dir string) error {
 	dir = filepath.Clean(dir)
 	removed, err := sweep(dir)
