@@ -325,6 +325,49 @@ func TestReplaceKeepsOwner(t *testing.T) {
 	}
 }
 
+// foreignEnv names, for the test binary re-run as uid 65534, a file that
+// root owns and anyone may write.
+const foreignEnv = "GORDIS_FSLOCAL_FOREIGN"
+
+// A user who may write another user's file replaces it although it cannot
+// give the new file to its owner: the refused chown is left out, the
+// extended attributes are still kept.
+func TestReplaceOthersFile(t *testing.T) {
+	if path := os.Getenv(foreignEnv); path != "" {
+		f := New(filepath.Dir(path))
+		if _, err := f.WriteText(context.Background(), mustResolve(t, f, path), "mine", nil); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("only root can make a file of another user's for this user")
+	}
+	dir := traversableDir(t)
+	shared := filepath.Join(dir, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(shared, "root.txt")
+	write(t, path, "root's", 0o666)
+	if err := unix.Setxattr(path, "user.gordis.note", []byte("kept"), 0); err != nil {
+		t.Skipf("%s takes no user xattrs: %v", dir, err)
+	}
+	runAsNobody(t, dir, "TestReplaceOthersFile", foreignEnv+"="+path)
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	n, err := unix.Getxattr(path, "user.gordis.note", buf)
+	if b, _ := os.ReadFile(path); string(b) != "mine" || st.Uid != 65534 || st.Mode&0o777 != 0o666 || err != nil || string(buf[:n]) != "kept" {
+		t.Errorf("replaced file: %q, owner %d, mode %o, user.gordis.note %q (%v)", b, st.Uid, st.Mode&0o777, buf[:max(n, 0)], err)
+	}
+}
+
 // Root may replace a read-only file, as it may open it for writing; the
 // mode stays. (TestPermissions checks the refusal for other users.)
 func TestRootReplacesReadOnly(t *testing.T) {
