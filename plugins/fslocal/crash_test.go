@@ -124,7 +124,7 @@ func crashRound(t *testing.T, exe, ws string, byWrite bool) (staged, ok bool) {
 		after := filepath.Join(ws, "after.txt")
 		_, err = f.WriteText(ctx, fs.Target{Key: after, Path: after}, "x", nil)
 	} else {
-		err = Sweep(ws)
+		err = Sweep(ctx, ws)
 	}
 	if err != nil {
 		t.Error(err)

@@ -2,7 +2,10 @@
 
 package fslocal
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // On other systems the staging directories are neither locked nor swept
 // (a sweep cannot tell a live writer's from a dead one's), a replacement
@@ -15,4 +18,4 @@ func inherit(*os.File, int, uint32, uint32) {}
 
 func lockStaging(*os.File) error { return nil }
 
-func sweep(string) (int, error) { return 0, nil }
+func sweep(context.Context, string) (int, error) { return 0, nil }

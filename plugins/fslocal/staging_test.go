@@ -129,7 +129,7 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := Sweep(root); err != nil {
+	if err := Sweep(context.Background(), root); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]bool{
@@ -142,8 +142,26 @@ func TestSweep(t *testing.T) {
 			t.Errorf("%s exists = %v after the sweep, want %v", path, got, want)
 		}
 	}
-	if err := Sweep(filepath.Join(root, "missing")); err != nil {
+	if err := Sweep(context.Background(), filepath.Join(root, "missing")); err != nil {
 		t.Errorf("sweep of a missing directory: %v", err)
+	}
+}
+
+// A sweep stops when its context ends, before it reads the directory or
+// between two batches of names.
+func TestSweepHonoursContext(t *testing.T) {
+	root := t.TempDir()
+	dead := leftover(t, root, "0000000000000001", "dead")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Sweep(cancelled, root); !errors.Is(err, context.Canceled) || !exists(t, dead) {
+		t.Errorf("cancelled sweep: %v, leftover kept %v", err, exists(t, dead))
+	}
+	for i := range 2 * sweepBatch {
+		write(t, filepath.Join(root, fmt.Sprint(i)), "", 0o644)
+	}
+	if _, err := sweep(flipAt(2), root); !errors.Is(err, context.Canceled) {
+		t.Errorf("sweep cancelled after its first batch: %v", err)
 	}
 }
 
@@ -183,7 +201,7 @@ func TestWriteSweepsItsDirectory(t *testing.T) {
 			t.Errorf("step %d: leftovers %v, want %d", i, left, step.wantLeft)
 		}
 	}
-	if err := Sweep(dir); err != nil {
+	if err := Sweep(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	if left := leftovers(t, dir); len(left) != 0 {
@@ -208,7 +226,7 @@ func TestSweepRacesWriters(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := sweep(root); err != nil {
+			if _, err := sweep(context.Background(), root); err != nil {
 				t.Error(err)
 			}
 		}

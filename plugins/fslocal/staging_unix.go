@@ -3,7 +3,9 @@
 package fslocal
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -114,7 +116,9 @@ func lockStaging(file *os.File) error {
 }
 
 // sweep removes dir's abandoned staging directories; it returns how many.
-func sweep(dir string) (int, error) {
+// It reads the directory in batches and stops with ctx's error between
+// them, so a huge directory cannot hold a call past its deadline.
+func sweep(ctx context.Context, dir string) (int, error) {
 	parent, err := os.Open(dir)
 	if err != nil {
 		if isAbsent(err) {
@@ -123,26 +127,37 @@ func sweep(dir string) (int, error) {
 		return 0, err
 	}
 	defer parent.Close()
-	names, err := parent.Readdirnames(-1)
-	if err != nil {
-		return 0, err
-	}
 	pfd := int(parent.Fd())
 	removed := 0
 	var errs []error
-	for _, name := range names {
-		if !isStagingName(name) {
-			continue
+	for {
+		if err := ctx.Err(); err != nil {
+			return removed, err
 		}
-		switch ok, err := removeAbandoned(pfd, name); {
-		case err != nil:
-			errs = append(errs, &os.PathError{Op: "sweep", Path: dir + "/" + name, Err: err})
-		case ok:
-			removed++
+		names, err := parent.Readdirnames(sweepBatch)
+		for _, name := range names {
+			if !isStagingName(name) {
+				continue
+			}
+			switch ok, err := removeAbandoned(pfd, name); {
+			case err != nil:
+				errs = append(errs, &os.PathError{Op: "sweep", Path: dir + "/" + name, Err: err})
+			case ok:
+				removed++
+			}
+		}
+		if err == io.EOF {
+			return removed, errors.Join(errs...)
+		}
+		if err != nil {
+			return removed, err
 		}
 	}
-	return removed, errors.Join(errs...)
 }
+
+// sweepBatch is how many names a sweep reads between checks of its
+// context: a few getdents calls.
+const sweepBatch = 1024
 
 // removeAbandoned removes the staging directory name in the directory
 // pfd when no writer holds it, and reports whether it did. All of it is

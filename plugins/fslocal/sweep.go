@@ -1,6 +1,7 @@
 package fslocal
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,11 +48,11 @@ func isStagingEntry(e os.DirEntry) bool {
 // when the writer dies. Run it over a provider's workspace when the
 // provider starts; the first write or edit into any directory sweeps
 // that directory itself. The error reports a directory that could not be
-// read or a staging directory that could not be removed; dir missing is
-// not an error.
-func Sweep(dir string) error {
+// read or a staging directory that could not be removed, or ctx's error
+// when it ended first; dir missing is not an error.
+func Sweep(ctx context.Context, dir string) error {
 	dir = filepath.Clean(dir)
-	removed, err := sweep(dir)
+	removed, err := sweep(ctx, dir)
 	if err == nil && removed == 0 {
 		swept.Store(dir, struct{}{})
 	}
@@ -67,12 +68,13 @@ func Sweep(dir string) error {
 var swept sync.Map
 
 // sweepOnce sweeps dir, a clean path, unless it was swept clean before.
-// Failures are left for the write itself to meet: a sweep only tidies.
-func sweepOnce(dir string) {
+// Failures are left for the write itself to meet (a cancellation at its
+// next check): a sweep only tidies.
+func sweepOnce(ctx context.Context, dir string) {
 	if _, done := swept.LoadOrStore(dir, struct{}{}); done {
 		return
 	}
-	if removed, err := sweep(dir); removed > 0 || err != nil {
+	if removed, err := sweep(ctx, dir); removed > 0 || err != nil {
 		swept.Delete(dir)
 	}
 }

@@ -202,7 +202,7 @@ func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	sweepOnce(dir)
+	sweepOnce(ctx, dir)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
 	}

@@ -44,7 +44,7 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if removed, err := sweep(dir); removed != 0 || err != nil {
+		if removed, err := sweep(context.Background(), dir); removed != 0 || err != nil {
 			b.Fatalf("removed %d, %v", removed, err)
 		}
 	}
