@@ -60,9 +60,15 @@ func TestCrashDuringWrites(t *testing.T) {
 	start := time.Now()
 	var rounds, crashedMidWrite atomic.Int64
 	var wg sync.WaitGroup
+	// Rounds go on past the budget (up to 3 times it) until a kill has
+	// landed during a write, so that a short run still proves something.
+	more := func() bool {
+		spent := time.Since(start)
+		return !t.Failed() && (spent < budget || crashedMidWrite.Load() == 0 && spent < 3*budget)
+	}
 	for range 3 {
 		wg.Go(func() {
-			for time.Since(start) < budget && !t.Failed() {
+			for more() {
 				round := rounds.Add(1)
 				ws := filepath.Join(root, strconv.FormatInt(round, 10))
 				staged, ok := crashRound(t, exe, ws, round%2 == 0)
@@ -106,13 +112,20 @@ func crashRound(t *testing.T, exe, ws string, byWrite bool) (staged, ok bool) {
 		t.Error(err)
 		return false, false
 	}
-	left := 0
+	left, replaced := 0, 0
 	for _, e := range all {
-		if isStagingName(e.Name()) {
+		switch {
+		case isStagingName(e.Name()):
 			left++
-		} else {
+		case e.Name() == "small.txt", e.Name() == "big.txt":
+			replaced++
+			fallthrough
+		default:
 			checkGeneration(t, filepath.Join(ws, e.Name()))
 		}
+	}
+	if replaced != 2 {
+		t.Errorf("%s: a replaced file is missing after the kill", ws)
 	}
 	ctx := context.Background()
 	f := New(ws)
