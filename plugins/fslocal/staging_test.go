@@ -209,6 +209,31 @@ func TestWriteSweepsItsDirectory(t *testing.T) {
 	}
 }
 
+// A sweep that fails (here on a staging-shaped directory whose "data" is
+// a directory) is not repeated by the next write: it would fail again,
+// and cost every write a read of the directory.
+func TestFailedSweepIsNotRepeated(t *testing.T) {
+	f, root := fixture(t)
+	odd := leftover(t, root, "0000000000000001", "")
+	if err := os.Mkdir(filepath.Join(odd, stagedFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Sweep(context.Background(), root); err == nil {
+		t.Fatal("a sweep over a directory named data succeeded")
+	}
+	tg := mustResolve(t, f, "a.txt")
+	if _, err := f.WriteText(context.Background(), tg, "1", nil); err != nil { // sweeps, fails
+		t.Fatal(err)
+	}
+	dead := leftover(t, root, "0000000000000002", "dead")
+	if _, err := f.WriteText(context.Background(), tg, "2", nil); err != nil { // does not sweep
+		t.Fatal(err)
+	}
+	if !exists(t, dead) || !exists(t, odd) {
+		t.Errorf("the second write swept again")
+	}
+}
+
 // Writers and sweeps race on one directory: no write fails, every file
 // holds what was last written to it, and nothing is left once they stop.
 // Without the lock on the staged file a sweep removes live staging

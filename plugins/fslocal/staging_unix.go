@@ -165,7 +165,9 @@ const sweepBatch = 1024
 // symlink with a staging name never leads the sweep elsewhere. The
 // staged file is unlinked under a shared lock, which a writer that
 // created it a moment ago cannot take over: it then finds its file
-// unlinked and starts again (see lockStaging). An entry that is not a
+// unlinked and starts again (see lockStaging). Shared, because it is
+// taken on a read-only descriptor: NFS emulates flock with POSIX locks,
+// and an exclusive one needs the file open for writing. An entry that is not a
 // staging directory (a file, a symlink, a directory with other content)
 // is left alone.
 func removeAbandoned(pfd int, name string) (bool, error) {

@@ -63,18 +63,20 @@ func Sweep(ctx context.Context, dir string) error {
 // It is shared by every provider of the process, because leftovers
 // belong to the directory, not to a provider: a directory is read once,
 // not once per write, and again only after a sweep removed something
-// there (crashes happen there, so another may follow). It grows by one
-// entry per directory written.
+// there (crashes happen there, so another may follow) or was cut short.
+// A sweep that failed is not repeated: a staging directory this process
+// may not remove (another user's) would otherwise cost every write a
+// read of the directory. It grows by one entry per directory written.
 var swept sync.Map
 
-// sweepOnce sweeps dir, a clean path, unless it was swept clean before.
+// sweepOnce sweeps dir, a clean path, unless it was swept before.
 // Failures are left for the write itself to meet (a cancellation at its
 // next check): a sweep only tidies.
 func sweepOnce(ctx context.Context, dir string) {
 	if _, done := swept.LoadOrStore(dir, struct{}{}); done {
 		return
 	}
-	if removed, err := sweep(ctx, dir); removed > 0 || err != nil {
+	if removed, _ := sweep(ctx, dir); removed > 0 || ctx.Err() != nil {
 		swept.Delete(dir)
 	}
 }
