@@ -16,6 +16,10 @@ func writable(string) error { return nil }
 
 func inherit(*os.File, int, uint32, uint32) {}
 
-func lockStaging(*os.File) error { return nil }
+func lockStaging(*os.File) {}
 
-func sweep(context.Context, string) (int, error) { return 0, nil }
+func holdSetup(context.Context, string) (int, error) { return -1, nil }
+
+func releaseSetup(int) {}
+
+func sweep(context.Context, string) (removed, busy int, err error) { return 0, 0, nil }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -160,8 +161,30 @@ func TestSweepHonoursContext(t *testing.T) {
 	for i := range 2 * sweepBatch {
 		write(t, filepath.Join(root, fmt.Sprint(i)), "", 0o644)
 	}
-	if _, err := sweep(flipAt(2), root); !errors.Is(err, context.Canceled) {
+	if _, _, err := sweep(flipAt(2), root); !errors.Is(err, context.Canceled) {
 		t.Errorf("sweep cancelled after its first batch: %v", err)
+	}
+}
+
+// Another program holding the directory under an exclusive flock stalls
+// a write's setup only until the write's context ends.
+func TestSetupLockHonoursContext(t *testing.T) {
+	f, root := fixture(t)
+	dir, err := os.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	tg := mustResolve(t, f, "a.txt")
+	_, err = f.WriteText(ctx, tg, "x", nil)
+	wantFsErr(t, err, fs.CodeAborted, "write aborted")
+	if exists(t, tg.Key) || len(leftovers(t, root)) != 0 {
+		t.Errorf("an aborted setup left %v, file created %v", leftovers(t, root), exists(t, tg.Key))
 	}
 }
 
@@ -236,8 +259,10 @@ func TestFailedSweepIsNotRepeated(t *testing.T) {
 
 // Writers and sweeps race on one directory: no write fails, every file
 // holds what was last written to it, and nothing is left once they stop.
-// Without the lock on the staged file a sweep removes live staging
-// directories and writes fail.
+// The sweeps run without pause. Without the lock on the staged file they
+// remove live staging directories; without the setup lock on the parent
+// they remove fresh ones between their mkdir and their lock; either way
+// writes fail.
 func TestSweepRacesWriters(t *testing.T) {
 	f, root := fixture(t)
 	ctx := context.Background()
@@ -251,7 +276,7 @@ func TestSweepRacesWriters(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := sweep(context.Background(), root); err != nil {
+			if _, _, err := sweep(context.Background(), root); err != nil {
 				t.Error(err)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -87,52 +87,68 @@ func xattrBytes(get func([]byte) (int, error)) ([]byte, error) {
 // reused, and a writer in another pid namespace would look dead. An age
 // bound would either remove a slow writer's files or keep a crash's for
 // that long. On a filesystem without locks the staging directory stays
-// unlocked, and no sweep removes it.
-//
-// A sweep may take the file in the moment between its creation and this
-// lock: then the lock is taken (EWOULDBLOCK) or the file is already
-// unlinked (ENOENT), and the writer starts over.
-func lockStaging(file *os.File) error {
-	raw, err := file.SyscallConn()
-	if err != nil {
-		return nil
+// unlocked, and no sweep removes it (see removeAbandoned).
+func lockStaging(file *os.File) {
+	if raw, err := file.SyscallConn(); err == nil {
+		raw.Control(func(fd uintptr) { unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB) })
 	}
-	var lockErr error
-	var st syscall.Stat_t
-	raw.Control(func(fd uintptr) {
-		if lockErr = unix.Flock(int(fd), unix.LOCK_EX|unix.LOCK_NB); lockErr == nil {
-			lockErr = syscall.Fstat(int(fd), &st)
-		}
-	})
-	switch {
-	case lockErr == unix.EWOULDBLOCK:
-		return &os.PathError{Op: "flock", Path: file.Name(), Err: lockErr}
-	case lockErr != nil:
-		return nil
-	case st.Nlink == 0:
-		return &os.PathError{Op: "flock", Path: file.Name(), Err: syscall.ENOENT}
-	}
-	return nil
 }
 
-// sweep removes dir's abandoned staging directories; it returns how many.
-// It reads the directory in batches and stops with ctx's error between
-// them, so a huge directory cannot hold a call past its deadline.
-func sweep(ctx context.Context, dir string) (int, error) {
+// holdSetup takes a shared lock on the directory dir for a writer that
+// makes its staging directory there and locks its file, and returns the
+// descriptor that holds it (-1 for none) for releaseSetup. A sweep judges
+// a staging directory only under the exclusive lock, so it never sees one
+// between its mkdir and its lock, where a live writer's looks like a
+// crash's. A sweep holds the lock while it judges one entry, not while it
+// removes it, so the wait is short; it is polled, so that another program
+// holding the directory locked cannot keep the call past ctx. Where the
+// lock cannot be had (a directory this process cannot read, a filesystem
+// without locks) no sweep can have it either, and nothing is removed.
+func holdSetup(ctx context.Context, dir string) (int, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, nil
+	}
+	for unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB) == unix.EWOULDBLOCK {
+		if err := ctx.Err(); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		time.Sleep(setupPoll)
+	}
+	return fd, nil
+}
+
+// setupPoll is the pause between two tries of the setup lock: a sweep
+// holds it for a few system calls.
+const setupPoll = 50 * time.Microsecond
+
+// releaseSetup releases what holdSetup took.
+func releaseSetup(fd int) {
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+}
+
+// sweep removes dir's abandoned staging directories. It returns how many
+// it removed and how many it could not judge because a writer was making
+// its staging directory at that moment. It reads the directory in
+// batches and stops with ctx's error between them, so a huge directory
+// cannot hold a call past its deadline.
+func sweep(ctx context.Context, dir string) (removed, busy int, err error) {
 	parent, err := os.Open(dir)
 	if err != nil {
 		if isAbsent(err) {
-			return 0, nil
+			return 0, 0, nil
 		}
-		return 0, err
+		return 0, 0, err
 	}
 	defer parent.Close()
 	pfd := int(parent.Fd())
-	removed := 0
 	var errs []error
 	for {
 		if err := ctx.Err(); err != nil {
-			return removed, err
+			return removed, busy, err
 		}
 		names, err := parent.Readdirnames(sweepBatch)
 		for _, name := range names {
@@ -140,6 +156,8 @@ func sweep(ctx context.Context, dir string) (int, error) {
 				continue
 			}
 			switch ok, err := removeAbandoned(pfd, name); {
+			case err == errSetupBusy:
+				busy++
 			case err != nil:
 				errs = append(errs, &os.PathError{Op: "sweep", Path: dir + "/" + name, Err: err})
 			case ok:
@@ -147,10 +165,10 @@ func sweep(ctx context.Context, dir string) (int, error) {
 			}
 		}
 		if err == io.EOF {
-			return removed, errors.Join(errs...)
+			return removed, busy, errors.Join(errs...)
 		}
 		if err != nil {
-			return removed, err
+			return removed, busy, err
 		}
 	}
 }
@@ -159,43 +177,38 @@ func sweep(ctx context.Context, dir string) (int, error) {
 // context: a few getdents calls.
 const sweepBatch = 1024
 
+// errSetupBusy is a staging directory left unjudged: a writer held the
+// setup lock (see holdSetup).
+var errSetupBusy = errors.New("a writer is setting up")
+
 // removeAbandoned removes the staging directory name in the directory
-// pfd when no writer holds it, and reports whether it did. All of it is
-// relative to directory handles, without following symlinks, so a
-// symlink with a staging name never leads the sweep elsewhere. The
-// staged file is unlinked under a shared lock, which a writer that
-// created it a moment ago cannot take over: it then finds its file
-// unlinked and starts again (see lockStaging). Shared, because it is
-// taken on a read-only descriptor: NFS emulates flock with POSIX locks,
-// and an exclusive one needs the file open for writing. An entry that is not a
-// staging directory (a file, a symlink, a directory with other content)
-// is left alone.
+// pfd when no writer holds it, and reports whether it did. It judges
+// under the exclusive setup lock of pfd (errSetupBusy when a writer holds
+// it: see holdSetup), then removes without it. All of it is relative to
+// directory handles, without following symlinks, so a symlink with a
+// staging name never leads the sweep elsewhere. The staged file is taken
+// with a shared lock, on a read-only descriptor: NFS emulates flock with
+// POSIX locks, and an exclusive one needs the file open for writing. An
+// entry that is not a staging directory (a file, a symlink, a directory
+// with other content) is left alone.
 func removeAbandoned(pfd int, name string) (bool, error) {
-	sfd, err := unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	switch err {
-	case nil:
-	case unix.ENOENT, unix.ENOTDIR, unix.ELOOP:
-		return false, nil // gone meanwhile, or not a directory
-	default:
+	if err := unix.Flock(pfd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err == unix.EWOULDBLOCK {
+			return false, errSetupBusy
+		}
+		return false, nil // no locks here, so no writer can be told dead
+	}
+	sfd, ffd, err := judge(pfd, name)
+	unix.Flock(pfd, unix.LOCK_UN)
+	if sfd < 0 {
 		return false, err
 	}
 	defer unix.Close(sfd)
-	ffd, err := unix.Openat(sfd, stagedFile, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	switch err {
-	case nil:
-		defer unix.Close(ffd)
-		if unix.Flock(ffd, unix.LOCK_SH|unix.LOCK_NB) != nil {
-			return false, nil // a live writer
-		}
+	if ffd >= 0 {
+		defer unix.Close(ffd) // holds the shared lock until the end
 		if err := unix.Unlinkat(sfd, stagedFile, 0); err != nil && err != unix.ENOENT {
 			return false, err
 		}
-	case unix.ENOENT:
-		// Empty: a writer died before creating its file or after its
-		// rename, or is between its mkdir and its create, and then finds
-		// its directory gone and starts again.
-	default:
-		return false, err
 	}
 	switch err := unix.Unlinkat(pfd, name, unix.AT_REMOVEDIR); err {
 	case nil:
@@ -205,4 +218,34 @@ func removeAbandoned(pfd int, name string) (bool, error) {
 	default:
 		return false, err
 	}
+}
+
+// judge opens the staging directory name in pfd and, when it has one,
+// its staged file with a shared lock. It returns -1 for the directory
+// when the entry is to be left alone (with the error to report, if any),
+// and -1 for the file when the directory is empty: its writer died
+// before creating the file or after renaming it, or is about to remove
+// the directory itself.
+func judge(pfd int, name string) (sfd, ffd int, err error) {
+	sfd, err = unix.Openat(pfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	switch err {
+	case nil:
+	case unix.ENOENT, unix.ENOTDIR, unix.ELOOP:
+		return -1, -1, nil // gone meanwhile, or not a directory
+	default:
+		return -1, -1, err
+	}
+	ffd, err = unix.Openat(sfd, stagedFile, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	switch {
+	case err == unix.ENOENT:
+		return sfd, -1, nil
+	case err != nil:
+		unix.Close(sfd)
+		return -1, -1, err
+	case unix.Flock(ffd, unix.LOCK_SH|unix.LOCK_NB) != nil:
+		unix.Close(ffd)
+		unix.Close(sfd)
+		return -1, -1, nil // a live writer
+	}
+	return sfd, ffd, nil
 }

@@ -52,8 +52,8 @@ func isStagingEntry(e os.DirEntry) bool {
 // when it ended first; dir missing is not an error.
 func Sweep(ctx context.Context, dir string) error {
 	dir = filepath.Clean(dir)
-	removed, err := sweep(ctx, dir)
-	if err == nil && removed == 0 {
+	removed, busy, err := sweep(ctx, dir)
+	if err == nil && removed == 0 && busy == 0 {
 		swept.Store(dir, struct{}{})
 	}
 	return err
@@ -63,7 +63,8 @@ func Sweep(ctx context.Context, dir string) error {
 // It is shared by every provider of the process, because leftovers
 // belong to the directory, not to a provider: a directory is read once,
 // not once per write, and again only after a sweep removed something
-// there (crashes happen there, so another may follow) or was cut short.
+// there (crashes happen there, so another may follow) or was cut short
+// or left a staging directory unjudged.
 // A sweep that failed is not repeated: a staging directory this process
 // may not remove (another user's) would otherwise cost every write a
 // read of the directory. It grows by one entry per directory written.
@@ -76,7 +77,7 @@ func sweepOnce(ctx context.Context, dir string) {
 	if _, done := swept.LoadOrStore(dir, struct{}{}); done {
 		return
 	}
-	if removed, _ := sweep(ctx, dir); removed > 0 || ctx.Err() != nil {
+	if removed, busy, _ := sweep(ctx, dir); removed > 0 || busy > 0 || ctx.Err() != nil {
 		swept.Delete(dir)
 	}
 }

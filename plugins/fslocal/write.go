@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,13 +178,6 @@ type staging struct {
 	flushing   int64    // bytes whose writeback was started
 }
 
-// stagingAttempts bounds how often stage starts over after a sweep took
-// its fresh staging directory. That takes a sweep in the microseconds
-// between the mkdir and the lock. Sweeps are rare (see sweepOnce); even
-// one sweeping without pause, as in the race test, took about one attempt
-// in six under -race, so 8 in a row about once in a million.
-const stagingAttempts = 8
-
 // stage refuses a target this process may not write (as the OS would
 // refuse to open it for writing, although the rename needs only the
 // directory), creates the missing parent directories, sweeps the parent
@@ -206,26 +198,23 @@ func stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
 	}
-	for attempt := 1; ; attempt++ {
-		s := &staging{verb: verb, path: t.Path, dir: dir}
-		err := s.create()
-		if err == nil {
-			return s, nil
-		}
-		s.discard()
-		swept := errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EWOULDBLOCK)
-		if !swept || attempt == stagingAttempts {
-			return nil, osError(verb, t.Path, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fs.Aborted(verb, err)
-		}
+	setup, err := holdSetup(ctx, dir)
+	if err != nil {
+		return nil, fs.Aborted(verb, err)
 	}
+	s := &staging{verb: verb, path: t.Path, dir: dir}
+	err = s.create()
+	releaseSetup(setup)
+	if err != nil {
+		s.discard()
+		return nil, osError(verb, t.Path, err)
+	}
+	return s, nil
 }
 
 // create makes the staging directory, exclusively (an existing path,
-// EEXIST, is never clobbered), and the locked temp file in it. ENOENT or
-// EWOULDBLOCK: a sweep took the directory before it was locked.
+// EEXIST, is never clobbered), and the locked temp file in it. The caller
+// holds the parent's setup lock (see holdSetup).
 func (s *staging) create() error {
 	name := filepath.Join(s.dir, stagingPrefix+stagingNonce())
 	if err := os.Mkdir(name, 0o700); err != nil {
@@ -241,7 +230,8 @@ func (s *staging) create() error {
 		return err
 	}
 	s.file = file
-	return lockStaging(file)
+	lockStaging(file)
+	return nil
 }
 
 // pendingStage is a [stage] running on another goroutine.

@@ -44,8 +44,8 @@ func BenchmarkSweep(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if removed, err := sweep(context.Background(), dir); removed != 0 || err != nil {
-			b.Fatalf("removed %d, %v", removed, err)
+		if removed, busy, err := sweep(context.Background(), dir); removed != 0 || busy != 0 || err != nil {
+			b.Fatalf("removed %d, busy %d, %v", removed, busy, err)
 		}
 	}
 }
