@@ -30,20 +30,35 @@ func TestPermissions(t *testing.T) {
 	if os.Getenv(unprivilegedEnv) != "" {
 		t.Fatal("re-executed test still runs as root")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runAsNobody(t, traversableDir(t), "TestPermissions")
+}
+
+// traversableDir is a t.TempDir that uid 65534 can reach.
+func traversableDir(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	for d := dir; d != filepath.Dir(d) && strings.HasPrefix(d, os.TempDir()) && d != os.TempDir(); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil { // t.TempDir is 0700
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// runAsNobody re-runs the test named test as uid/gid 65534, with env
+// added, from a copy of the test binary in dir (a traversableDir), and
+// fails t unless it passes. It skips only when the kernel refuses to
+// switch users.
+func runAsNobody(t *testing.T, dir, test string, env ...string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "fslocal.test")
 	copyFile(t, exe, bin)
-	cmd := exec.Command(bin, "-test.run=^TestPermissions$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), unprivilegedEnv+"=1", "HOME=/", "GOCOVERDIR=")
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), unprivilegedEnv+"=1", "HOME=/", "GOCOVERDIR="), env...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
@@ -53,7 +68,7 @@ func TestPermissions(t *testing.T) {
 		}
 		t.Fatalf("unprivileged run failed: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "--- PASS: TestPermissions") {
+	if !strings.Contains(string(out), "--- PASS: "+test) {
 		t.Fatalf("unprivileged run did not pass:\n%s", out)
 	}
 }
@@ -87,6 +102,7 @@ func permissionCases(t *testing.T) {
 	}
 	write(t, filepath.Join(locked, "f.txt"), "secret", 0o644)
 	write(t, filepath.Join(root, "unreadable.txt"), "u", 0o200)
+	write(t, filepath.Join(root, "readonly.txt"), "r", 0o444)
 	if err := os.Mkdir(filepath.Join(root, "ro"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +155,19 @@ func permissionCases(t *testing.T) {
 	wantFsErr(t, err, fs.CodePermission, denied("edit", roFile.Path))
 	if b, err := os.ReadFile(roFile.Key); err != nil || string(b) != "keep" {
 		t.Errorf("read-only directory's file = %q, %v", b, err)
+	}
+	// A file this user may not open for writing is not replaced, although
+	// its directory would allow the rename.
+	readonly := mustResolve(t, f, "readonly.txt")
+	_, err = f.WriteText(ctx, readonly, "x", nil)
+	wantFsErr(t, err, fs.CodePermission, denied("write", readonly.Path))
+	_, err = f.EditText(ctx, readonly, fs.EditRequest{Old: "r", New: "w"}, nil)
+	wantFsErr(t, err, fs.CodePermission, denied("edit", readonly.Path))
+	if b, err := os.ReadFile(readonly.Key); err != nil || string(b) != "r" {
+		t.Errorf("read-only file = %q, %v", b, err)
+	}
+	if left := leftovers(t, root); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
 	}
 	if n := f.locks.held(); n != 0 {
 		t.Errorf("%d locks leaked", n)
