@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,8 +191,8 @@ type staging struct {
 // first time (see sweepOnce), and makes the staging directory and its
 // temp file under the parent's setup lock (see holdSetup). The check, the
 // sweep and the lock all go through one handle on the parent, opened
-// through the root; a parent this process may write but not read gets
-// none of them.
+// through the root: a parent this process may not read is refused here,
+// before anything is staged, as its fsync after the rename would be.
 func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
@@ -210,23 +209,19 @@ func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, err
 		return nil, osError(verb, t.Path, err)
 	}
 	parent, err := r.open(dir, openDirFlags, 0)
-	switch {
-	case err == nil:
-		defer parent.Close() // which also releases the setup lock
-		if err := writable(parent, base); err != nil && !isAbsent(err) {
-			return nil, osError(verb, t.Path, err)
-		}
-		sweepOnce(ctx, parent, filepath.Dir(t.Key))
-	case !errors.Is(err, os.ErrPermission):
+	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
+	defer parent.Close() // which also releases the setup lock
+	if err := writable(parent, base); err != nil && !isAbsent(err) {
+		return nil, osError(verb, t.Path, err)
+	}
+	sweepOnce(ctx, parent, filepath.Dir(t.Key))
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
 	}
-	if parent != nil {
-		if err := holdSetup(ctx, parent); err != nil {
-			return nil, fs.Aborted(verb, err)
-		}
+	if err := holdSetup(ctx, parent); err != nil {
+		return nil, fs.Aborted(verb, err)
 	}
 	s := &staging{verb: verb, path: t.Path, root: r, target: target, dir: dir}
 	if err := s.create(); err != nil {
