@@ -85,25 +85,26 @@ func TestIsStagingName(t *testing.T) {
 // A 255-byte name (NAME_MAX) is created, replaced and edited: the staging
 // names do not depend on it.
 func TestLongNames(t *testing.T) {
-	f, root := fixture(t)
-	ctx := context.Background()
-	tg := mustResolve(t, f, strings.Repeat("n", 251)+".txt")
-	out, err := f.WriteText(ctx, tg, "one\n", nil)
-	if err != nil || out.Operation != fs.OpCreate {
-		t.Fatalf("create: %+v, %v", out, err)
-	}
-	if out, err = f.WriteText(ctx, tg, "two\n", nil); err != nil || out.Operation != fs.OpUpdate {
-		t.Fatalf("replace: %+v, %v", out, err)
-	}
-	if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
-		t.Fatalf("edit: %v", err)
-	}
-	if b, err := os.ReadFile(tg.Key); err != nil || string(b) != "three\n" {
-		t.Errorf("file = %q, %v", b, err)
-	}
-	if left := leftovers(t, root); len(left) != 0 {
-		t.Errorf("staging left behind: %v", left)
-	}
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		ctx := context.Background()
+		tg := mustResolve(t, f, strings.Repeat("n", 251)+".txt")
+		out, err := f.WriteText(ctx, tg, "one\n", nil)
+		if err != nil || out.Operation != fs.OpCreate {
+			t.Fatalf("create: %+v, %v", out, err)
+		}
+		if out, err = f.WriteText(ctx, tg, "two\n", nil); err != nil || out.Operation != fs.OpUpdate {
+			t.Fatalf("replace: %+v, %v", out, err)
+		}
+		if _, err := f.EditText(ctx, tg, fs.EditRequest{Old: "two", New: "three"}, nil); err != nil {
+			t.Fatalf("edit: %v", err)
+		}
+		if b, err := os.ReadFile(tg.Key); err != nil || string(b) != "three\n" {
+			t.Errorf("file = %q, %v", b, err)
+		}
+		if left := leftovers(t, root); len(left) != 0 {
+			t.Errorf("staging left behind: %v", left)
+		}
+	})
 }
 
 // Sweep removes what dead writers left and nothing else: not a live
@@ -171,92 +172,95 @@ func TestSweepHonoursContext(t *testing.T) {
 // Another program holding the directory under an exclusive flock stalls
 // a write's setup only until the write's context ends.
 func TestSetupLockHonoursContext(t *testing.T) {
-	f, root := fixture(t)
-	dir, err := os.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dir.Close()
-	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	tg := mustResolve(t, f, "a.txt")
-	_, err = f.WriteText(ctx, tg, "x", nil)
-	wantFsErr(t, err, fs.CodeAborted, "write aborted")
-	if exists(t, tg.Key) || len(leftovers(t, root)) != 0 {
-		t.Errorf("an aborted setup left %v, file created %v", leftovers(t, root), exists(t, tg.Key))
-	}
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		dir, err := os.Open(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dir.Close()
+		if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		tg := mustResolve(t, f, "a.txt")
+		_, err = f.WriteText(ctx, tg, "x", nil)
+		wantFsErr(t, err, fs.CodeAborted, "write aborted")
+		if exists(t, tg.Key) || len(leftovers(t, root)) != 0 {
+			t.Errorf("an aborted setup left %v, file created %v", leftovers(t, root), exists(t, tg.Key))
+		}
+	})
 }
 
 // The first write or edit into a directory sweeps it; later ones do not
 // read it again unless that sweep removed something.
 func TestWriteSweepsItsDirectory(t *testing.T) {
-	f, root := fixture(t)
-	ctx := context.Background()
-	dir := filepath.Join(root, "sub")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(dir, "a.txt"), "a", 0o644)
-	tg := mustResolve(t, f, "sub/a.txt")
-	writeOrEdit := []func() error{
-		func() error { _, err := f.WriteText(ctx, tg, "b", nil); return err },
-		func() error {
-			_, err := f.EditText(ctx, tg, fs.EditRequest{Old: "b", New: "a"}, nil)
-			return err
-		},
-	}
-	// Each step may leave a leftover as a crash would, then writes or
-	// edits once. The sweeps of steps 0 and 1 remove one, so the next
-	// write sweeps again; step 2's finds the directory clean and is the
-	// last, so step 3's leftover stays (until a provider starts).
-	for i, step := range []struct {
-		crash    bool
-		wantLeft int
-	}{{true, 0}, {true, 0}, {false, 0}, {true, 1}} {
-		if step.crash {
-			leftover(t, dir, fmt.Sprintf("%016x", i+1), "dead")
-		}
-		if err := writeOrEdit[i%2](); err != nil {
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		ctx := context.Background()
+		dir := filepath.Join(root, "sub")
+		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if left := leftovers(t, dir); len(left) != step.wantLeft {
-			t.Errorf("step %d: leftovers %v, want %d", i, left, step.wantLeft)
+		write(t, filepath.Join(dir, "a.txt"), "a", 0o644)
+		tg := mustResolve(t, f, "sub/a.txt")
+		writeOrEdit := []func() error{
+			func() error { _, err := f.WriteText(ctx, tg, "b", nil); return err },
+			func() error {
+				_, err := f.EditText(ctx, tg, fs.EditRequest{Old: "b", New: "a"}, nil)
+				return err
+			},
 		}
-	}
-	if err := Sweep(context.Background(), dir); err != nil {
-		t.Fatal(err)
-	}
-	if left := leftovers(t, dir); len(left) != 0 {
-		t.Errorf("after Sweep: %v", left)
-	}
+		// Each step may leave a leftover as a crash would, then writes or
+		// edits once. The sweeps of steps 0 and 1 remove one, so the next
+		// write sweeps again; step 2's finds the directory clean and is the
+		// last, so step 3's leftover stays (until a provider starts).
+		for i, step := range []struct {
+			crash    bool
+			wantLeft int
+		}{{true, 0}, {true, 0}, {false, 0}, {true, 1}} {
+			if step.crash {
+				leftover(t, dir, fmt.Sprintf("%016x", i+1), "dead")
+			}
+			if err := writeOrEdit[i%2](); err != nil {
+				t.Fatal(err)
+			}
+			if left := leftovers(t, dir); len(left) != step.wantLeft {
+				t.Errorf("step %d: leftovers %v, want %d", i, left, step.wantLeft)
+			}
+		}
+		if err := Sweep(context.Background(), dir); err != nil {
+			t.Fatal(err)
+		}
+		if left := leftovers(t, dir); len(left) != 0 {
+			t.Errorf("after Sweep: %v", left)
+		}
+	})
 }
 
 // A sweep that fails (here on a staging-shaped directory whose "data" is
 // a directory) is not repeated by the next write: it would fail again,
 // and cost every write a read of the directory.
 func TestFailedSweepIsNotRepeated(t *testing.T) {
-	f, root := fixture(t)
-	odd := leftover(t, root, "0000000000000001", "")
-	if err := os.Mkdir(filepath.Join(odd, stagedFile), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := Sweep(context.Background(), root); err == nil {
-		t.Fatal("a sweep over a directory named data succeeded")
-	}
-	tg := mustResolve(t, f, "a.txt")
-	if _, err := f.WriteText(context.Background(), tg, "1", nil); err != nil { // sweeps, fails
-		t.Fatal(err)
-	}
-	dead := leftover(t, root, "0000000000000002", "dead")
-	if _, err := f.WriteText(context.Background(), tg, "2", nil); err != nil { // does not sweep
-		t.Fatal(err)
-	}
-	if !exists(t, dead) || !exists(t, odd) {
-		t.Errorf("the second write swept again")
-	}
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		odd := leftover(t, root, "0000000000000001", "")
+		if err := os.Mkdir(filepath.Join(odd, stagedFile), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := Sweep(context.Background(), root); err == nil {
+			t.Fatal("a sweep over a directory named data succeeded")
+		}
+		tg := mustResolve(t, f, "a.txt")
+		if _, err := f.WriteText(context.Background(), tg, "1", nil); err != nil { // sweeps, fails
+			t.Fatal(err)
+		}
+		dead := leftover(t, root, "0000000000000002", "dead")
+		if _, err := f.WriteText(context.Background(), tg, "2", nil); err != nil { // does not sweep
+			t.Fatal(err)
+		}
+		if !exists(t, dead) || !exists(t, odd) {
+			t.Errorf("the second write swept again")
+		}
+	})
 }
 
 // Writers and sweeps race on one directory: no write fails, every file
@@ -266,99 +270,102 @@ func TestFailedSweepIsNotRepeated(t *testing.T) {
 // they remove fresh ones between their mkdir and their lock; either way
 // writes fail.
 func TestSweepRacesWriters(t *testing.T) {
-	f, root := fixture(t)
-	ctx := context.Background()
-	const writers, writes = 4, 60
-	stop := make(chan struct{})
-	var sweeps sync.WaitGroup
-	sweeps.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if _, _, err := sweepOf(context.Background(), root); err != nil {
-				t.Error(err)
-			}
-		}
-	})
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			tg := mustResolve(t, f, fmt.Sprintf("w%d.txt", w))
-			for i := range writes {
-				if _, err := f.WriteText(ctx, tg, fmt.Sprint(i), nil); err != nil {
-					t.Errorf("writer %d, write %d: %v", w, i, err)
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		ctx := context.Background()
+		const writers, writes = 4, 60
+		stop := make(chan struct{})
+		var sweeps sync.WaitGroup
+		sweeps.Go(func() {
+			for {
+				select {
+				case <-stop:
 					return
+				default:
+				}
+				if _, _, err := sweepOf(context.Background(), root); err != nil {
+					t.Error(err)
 				}
 			}
 		})
-	}
-	wg.Wait()
-	close(stop)
-	sweeps.Wait()
-	for w := range writers {
-		if b, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("w%d.txt", w))); err != nil || string(b) != fmt.Sprint(writes-1) {
-			t.Errorf("w%d.txt = %q, %v", w, b, err)
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				tg := mustResolve(t, f, fmt.Sprintf("w%d.txt", w))
+				for i := range writes {
+					if _, err := f.WriteText(ctx, tg, fmt.Sprint(i), nil); err != nil {
+						t.Errorf("writer %d, write %d: %v", w, i, err)
+						return
+					}
+				}
+			})
 		}
-	}
-	if left := leftovers(t, root); len(left) != 0 {
-		t.Errorf("staging left behind: %v", left)
-	}
+		wg.Wait()
+		close(stop)
+		sweeps.Wait()
+		for w := range writers {
+			if b, err := os.ReadFile(filepath.Join(root, fmt.Sprintf("w%d.txt", w))); err != nil || string(b) != fmt.Sprint(writes-1) {
+				t.Errorf("w%d.txt = %q, %v", w, b, err)
+			}
+		}
+		if left := leftovers(t, root); len(left) != 0 {
+			t.Errorf("staging left behind: %v", left)
+		}
+	})
 }
 
 // Staging directories, live or dead, are not listed; a file that only
 // has such a name is.
 func TestListHidesStaging(t *testing.T) {
-	f, root := fixture(t)
-	write(t, filepath.Join(root, "a.txt"), "a", 0o644)
-	leftover(t, root, "0000000000000001", "dead")
-	live := leftover(t, root, "0000000000000002", "live")
-	holdStaging(t, filepath.Join(live, stagedFile))
-	lookalike := stagingPrefix + "0000000000000003"
-	write(t, filepath.Join(root, lookalike), "a file", 0o644)
-	entries, err := f.ListDir(context.Background(), mustResolve(t, f, "."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name)
-	}
-	slices.Sort(names)
-	if want := []string{lookalike, "a.txt"}; !slices.Equal(names, want) {
-		t.Errorf("listed %q, want %q", names, want)
-	}
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		write(t, filepath.Join(root, "a.txt"), "a", 0o644)
+		leftover(t, root, "0000000000000001", "dead")
+		live := leftover(t, root, "0000000000000002", "live")
+		holdStaging(t, filepath.Join(live, stagedFile))
+		lookalike := stagingPrefix + "0000000000000003"
+		write(t, filepath.Join(root, lookalike), "a file", 0o644)
+		entries, err := f.ListDir(context.Background(), mustResolve(t, f, "."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		slices.Sort(names)
+		if want := []string{lookalike, "a.txt"}; !slices.Equal(names, want) {
+			t.Errorf("listed %q, want %q", names, want)
+		}
+	})
 }
 
 // A replacement keeps the file's extended attributes, for write and edit.
 func TestReplaceKeepsXattrs(t *testing.T) {
-	f, root := fixture(t)
-	path := filepath.Join(root, "a.txt")
-	write(t, path, "one", 0o644)
-	if err := unix.Setxattr(path, "user.gordis.note", []byte("kept"), 0); err != nil {
-		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
-			t.Skipf("%s takes no user xattrs: %v", root, err)
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		path := filepath.Join(root, "a.txt")
+		write(t, path, "one", 0o644)
+		if err := unix.Setxattr(path, "user.gordis.note", []byte("kept"), 0); err != nil {
+			if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+				t.Skipf("%s takes no user xattrs: %v", root, err)
+			}
+			t.Fatal(err)
 		}
-		t.Fatal(err)
-	}
-	if err := unix.Setxattr(path, "user.gordis.empty", nil, 0); err != nil {
-		t.Fatal(err)
-	}
-	tg := mustResolve(t, f, path)
-	check := func(after string) {
-		t.Helper()
-		buf := make([]byte, 16)
-		n, err := unix.Getxattr(path, "user.gordis.note", buf)
-		if err != nil || string(buf[:n]) != "kept" {
-			t.Errorf("after %s: user.gordis.note = %q, %v", after, buf[:max(n, 0)], err)
+		if err := unix.Setxattr(path, "user.gordis.empty", nil, 0); err != nil {
+			t.Fatal(err)
 		}
-		if n, err := unix.Getxattr(path, "user.gordis.empty", buf); err != nil || n != 0 {
-			t.Errorf("after %s: user.gordis.empty = %d bytes, %v", after, n, err)
+		tg := mustResolve(t, f, path)
+		check := func(after string) {
+			t.Helper()
+			buf := make([]byte, 16)
+			n, err := unix.Getxattr(path, "user.gordis.note", buf)
+			if err != nil || string(buf[:n]) != "kept" {
+				t.Errorf("after %s: user.gordis.note = %q, %v", after, buf[:max(n, 0)], err)
+			}
+			if n, err := unix.Getxattr(path, "user.gordis.empty", buf); err != nil || n != 0 {
+				t.Errorf("after %s: user.gordis.empty = %d bytes, %v", after, n, err)
+			}
 		}
-	}
-	writeThenEdit(t, f, tg, check)
+		writeThenEdit(t, f, tg, check)
+	})
 }
 
 // A replacement keeps the file's owner and group when the writer may give
@@ -367,32 +374,33 @@ func TestReplaceKeepsOwner(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("only root may give a file to another user")
 	}
-	f, root := fixture(t)
-	path := filepath.Join(root, "a.txt")
-	write(t, path, "one", 0o640)
-	if err := os.Chown(path, 65534, 65533); err != nil {
-		t.Fatal(err)
-	}
-	tg := mustResolve(t, f, path)
-	owner := func(after string) {
-		t.Helper()
-		var st syscall.Stat_t
-		if err := syscall.Stat(path, &st); err != nil {
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		path := filepath.Join(root, "a.txt")
+		write(t, path, "one", 0o640)
+		if err := os.Chown(path, 65534, 65533); err != nil {
 			t.Fatal(err)
 		}
-		if st.Uid != 65534 || st.Gid != 65533 || st.Mode&0o7777 != 0o640 {
-			t.Errorf("after %s: owner %d:%d, mode %o; want 65534:65533, 640", after, st.Uid, st.Gid, st.Mode&0o7777)
+		tg := mustResolve(t, f, path)
+		owner := func(after string) {
+			t.Helper()
+			var st syscall.Stat_t
+			if err := syscall.Stat(path, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Uid != 65534 || st.Gid != 65533 || st.Mode&0o7777 != 0o640 {
+				t.Errorf("after %s: owner %d:%d, mode %o; want 65534:65533, 640", after, st.Uid, st.Gid, st.Mode&0o7777)
+			}
 		}
-	}
-	writeThenEdit(t, f, tg, owner)
-	created := mustResolve(t, f, "b.txt")
-	if _, err := f.WriteText(context.Background(), created, "new", nil); err != nil {
-		t.Fatal(err)
-	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(created.Key, &st); err != nil || st.Uid != 0 {
-		t.Errorf("a created file belongs to uid %d (%v), want the writer's 0", st.Uid, err)
-	}
+		writeThenEdit(t, f, tg, owner)
+		created := mustResolve(t, f, "b.txt")
+		if _, err := f.WriteText(context.Background(), created, "new", nil); err != nil {
+			t.Fatal(err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(created.Key, &st); err != nil || st.Uid != 0 {
+			t.Errorf("a created file belongs to uid %d (%v), want the writer's 0", st.Uid, err)
+		}
+	})
 }
 
 // foreignEnv names, for the test binary re-run as uid 65534, a file that
@@ -444,14 +452,15 @@ func TestRootReplacesReadOnly(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("not root")
 	}
-	f, root := fixture(t)
-	path := filepath.Join(root, "ro.txt")
-	write(t, path, "one", 0o444)
-	writeThenEdit(t, f, mustResolve(t, f, path), func(after string) {
-		t.Helper()
-		if mode(t, path) != 0o444 {
-			t.Errorf("after %s: mode %v, want -r--r--r--", after, mode(t, path))
-		}
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		path := filepath.Join(root, "ro.txt")
+		write(t, path, "one", 0o444)
+		writeThenEdit(t, f, mustResolve(t, f, path), func(after string) {
+			t.Helper()
+			if mode(t, path) != 0o444 {
+				t.Errorf("after %s: mode %v, want -r--r--r--", after, mode(t, path))
+			}
+		})
 	})
 }
 
