@@ -42,8 +42,9 @@ func generation(name string, g int) string {
 // for about 3 seconds (1 with -short), three workspaces at a time. After
 // every kill each file holds exactly one generation, never a mix and
 // never nothing; listings show no staging directory; and a provider's
-// start (Sweep, in even rounds) or the next write into the directory
-// (odd rounds) leaves none behind.
+// start (SweepRoots, in odd rounds) or the next write into the directory
+// (even rounds) leaves none behind. Writers and checks use confined
+// providers, as the default deployment does.
 func TestCrashDuringWrites(t *testing.T) {
 	if ws := os.Getenv(crashEnv); ws != "" {
 		writeUntilKilled(ws)
@@ -89,7 +90,7 @@ func TestCrashDuringWrites(t *testing.T) {
 }
 
 // crashRound seeds the workspace ws, kills a writer in it and checks
-// what is left, then that a start (Sweep) or, when byWrite, the next
+// what is left, then that a start (SweepRoots) or, when byWrite, the next
 // write sweeps the staging directories away. staged reports that the
 // kill left some; ok is false when the round failed.
 func crashRound(t *testing.T, exe, ws string, byWrite bool) (staged, ok bool) {
@@ -128,7 +129,12 @@ func crashRound(t *testing.T, exe, ws string, byWrite bool) (staged, ok bool) {
 		t.Errorf("%s: a replaced file is missing after the kill", ws)
 	}
 	ctx := context.Background()
-	f := New(ws)
+	f, err := Open(Config{Cwd: ws})
+	if err != nil {
+		t.Error(err)
+		return false, false
+	}
+	defer f.Close()
 	root := fs.Target{Key: ws, Path: ws}
 	if entries, err := f.ListDir(ctx, root); err != nil || len(entries) != len(all)-left {
 		t.Errorf("%s: %d entries listed (%v); %d staging directories among %d", ws, len(entries), err, left, len(all))
@@ -137,7 +143,7 @@ func crashRound(t *testing.T, exe, ws string, byWrite bool) (staged, ok bool) {
 		after := filepath.Join(ws, "after.txt")
 		_, err = f.WriteText(ctx, fs.Target{Key: after, Path: after}, "x", nil)
 	} else {
-		err = Sweep(ctx, ws)
+		err = f.SweepRoots(ctx)
 	}
 	if err != nil {
 		t.Error(err)
@@ -187,7 +193,6 @@ func killMidWrite(exe, ws string, delay time.Duration) error {
 // writeUntilKilled is the child: it cycles through a replacing write and
 // an edit of each file, then creates a new one, until it is killed.
 func writeUntilKilled(ws string) {
-	f := New(ws)
 	ctx := context.Background()
 	must := func(err error) {
 		if err != nil {
@@ -195,6 +200,8 @@ func writeUntilKilled(ws string) {
 			os.Exit(2)
 		}
 	}
+	f, err := Open(Config{Cwd: ws})
+	must(err)
 	target := func(name string) fs.Target {
 		tg, err := f.Resolve(ctx, name+".txt", "")
 		must(err)

@@ -201,10 +201,7 @@ func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, err
 	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
 	if err := r.mkdirAll(dir); err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
