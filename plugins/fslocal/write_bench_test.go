@@ -11,25 +11,31 @@ import (
 
 // BenchmarkWriteReplace replaces a file with content of the same size,
 // fsyncs included: the path every write tool call over an existing file
-// takes (staging, metadata kept, commit, cleanup).
+// takes (staging, metadata kept, commit, cleanup), on an unconfined and
+// on a confined provider.
 func BenchmarkWriteReplace(b *testing.B) {
-	for _, size := range []int{1 << 10, 8 << 20} {
-		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
-			content := strings.Repeat(strings.Repeat("x", 79)+"\n", size/80+1)[:size]
-			dir := b.TempDir()
-			f := New(dir)
-			tg := mustResolveB(b, f, filepath.Join(dir, "out.txt"))
-			if _, err := f.WriteText(context.Background(), tg, content, nil); err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			for b.Loop() {
+	for _, provider := range [...]string{"unconfined", "confined"} {
+		for _, size := range []int{1 << 10, 8 << 20} {
+			b.Run(fmt.Sprintf("%s/%dKiB", provider, size>>10), func(b *testing.B) {
+				content := strings.Repeat(strings.Repeat("x", 79)+"\n", size/80+1)[:size]
+				dir := b.TempDir()
+				f := New(dir)
+				if provider == "confined" {
+					f = confined(b, Config{Cwd: dir})
+				}
+				tg := mustResolveB(b, f, filepath.Join(dir, "out.txt"))
 				if _, err := f.WriteText(context.Background(), tg, content, nil); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := f.WriteText(context.Background(), tg, content, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
