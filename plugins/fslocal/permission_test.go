@@ -186,6 +186,31 @@ func permissionCases(t *testing.T) {
 		if entries, err := os.ReadDir(dropbox); err != nil || len(entries) != 0 {
 			t.Errorf("a refused write into a 0300 directory left %v, %v", entries, err)
 		}
+		// A target swapped for a link to a file this user may not write,
+		// after it was resolved, is judged by the link itself: the check
+		// never follows it out of the directory, and the rename would
+		// replace the link.
+		if accessNoFollow != 0 {
+			other := filepath.Join(t.TempDir(), "other.txt")
+			write(t, other, "theirs", 0o444)
+			swapped := filepath.Join(root, "swapped.txt")
+			write(t, swapped, "mine", 0o644)
+			tg := mustResolve(t, f, swapped)
+			if err := os.Remove(swapped); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, swapped); err != nil {
+				t.Fatal(err)
+			}
+			if s, err := f.stage(ctx, "write", tg); err != nil {
+				t.Errorf("staging beside a swapped link: %v", err)
+			} else {
+				s.discard()
+			}
+			if b, err := os.ReadFile(other); err != nil || string(b) != "theirs" {
+				t.Errorf("the link's target = %q, %v", b, err)
+			}
+		}
 		for _, dir := range []string{root, dropbox} {
 			if left := leftovers(t, dir); len(left) != 0 {
 				t.Errorf("staging left behind in %s: %v", dir, left)

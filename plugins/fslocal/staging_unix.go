@@ -22,9 +22,10 @@ const stagingLocked = true
 // ACLs, root's override, a read-only mount), whether this process may
 // write the file name in the directory dir, without opening it: an open
 // for writing is seen by file watchers (a close after writing) and breaks
-// others' leases.
+// others' leases. A symlink is judged itself where the platform allows it
+// (see accessNoFollow).
 func writable(dir *os.File, name string) error {
-	return wrapErrno("access", name, unix.Faccessat(int(dir.Fd()), name, unix.W_OK, unix.AT_EACCESS))
+	return wrapErrno("access", name, unix.Faccessat(int(dir.Fd()), name, unix.W_OK, unix.AT_EACCESS|accessNoFollow))
 }
 
 // inheritReplaced opens for reading, through the root r, the file name

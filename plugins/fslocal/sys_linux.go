@@ -21,3 +21,8 @@ func startWriteback(file *os.File, off, n int64) {
 		unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WRITE)
 	})
 }
+
+// accessNoFollow makes the writability check judge a symlink itself: a
+// target swapped for a link after it was resolved is never followed out
+// of its directory (the rename replaces the link, not what it names).
+const accessNoFollow = unix.AT_SYMLINK_NOFOLLOW

@@ -7,3 +7,7 @@ import "os"
 // startWriteback is a no-op: there is no portable way to start writeback
 // early; the final fsync does all of it.
 func startWriteback(*os.File, int64, int64) {}
+
+// accessNoFollow is 0: macOS documents no AT_SYMLINK_NOFOLLOW for
+// faccessat, so its check follows a target swapped for a link.
+const accessNoFollow = 0
