@@ -43,6 +43,16 @@ func TestAbortCheckpoints(t *testing.T) {
 	file := mustResolve(t, f, "a.txt")
 	absent := mustResolve(t, f, "absent.txt")
 	dir := mustResolve(t, f, ".")
+	// Both directories are swept beforehand: the first write's sweep
+	// checks the context too, and would shift the counts.
+	if err := os.Mkdir(filepath.Join(root, "new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{root, filepath.Join(root, "new")} {
+		if err := Sweep(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	for _, tc := range []struct {
 		name string

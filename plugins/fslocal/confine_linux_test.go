@@ -78,8 +78,8 @@ func TestSwapRace(t *testing.T) {
 	j.untouched(t)
 }
 
-// TestConfinedWithoutOpenat2 runs the boundary's tests on the os.Root
-// fallback, the path kernels without openat2 take (and macOS and Windows
+// TestConfinedWithoutOpenat2 runs the boundary's tests, and the staging
+// tests that go through the roots, on the os.Root fallback, the path kernels without openat2 take (and macOS and Windows
 // take for stat and open).
 func TestConfinedWithoutOpenat2(t *testing.T) {
 	noOpenat2.Store(true)
@@ -89,6 +89,9 @@ func TestConfinedWithoutOpenat2(t *testing.T) {
 		"Allowed":  TestConfinedAllowed,
 		"SwapRace": TestSwapRace,
 		"Kit":      TestConformanceConfined,
+		"Sweeps":   TestSweepRootsStaysInside,
+		"Racing":   TestSweepRacesWriters,
+		"Xattrs":   TestReplaceKeepsXattrs,
 	} {
 		t.Run(name, test)
 	}

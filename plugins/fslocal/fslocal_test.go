@@ -26,6 +26,20 @@ func fixture(t *testing.T) (*FS, string) {
 	return New(root), root
 }
 
+// eachProvider runs test on an unconfined and on a confined provider, each
+// on a fresh workspace root (a real path).
+func eachProvider(t *testing.T, test func(t *testing.T, f *FS, root string)) {
+	for _, name := range [...]string{"unconfined", "confined"} {
+		t.Run(name, func(t *testing.T) {
+			f, root := fixture(t)
+			if name == "confined" {
+				f = confined(t, Config{Cwd: root})
+			}
+			test(t, f, root)
+		})
+	}
+}
+
 func write(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), mode); err != nil {
@@ -65,11 +79,17 @@ func mode(t *testing.T, path string) os.FileMode {
 // leftovers lists staging directories in dir.
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join(dir, ".*.tmpdir"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return matches
+	var names []string
+	for _, e := range entries {
+		if isStagingName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 func TestNewDefaultsToProcessCwd(t *testing.T) {
@@ -119,26 +139,29 @@ func TestOSErrorMapping(t *testing.T) {
 }
 
 // R-082: a pre-existing staging path is never clobbered, and the target is
-// not created.
+// not created. The foreign staging directory is live (its file locked), so
+// the sweep of the first write keeps it.
 func TestStagingCollision(t *testing.T) {
-	f, root := fixture(t)
-	defer func(old func() string) { stagingNonce = old }(stagingNonce)
-	stagingNonce = func() string { return "fixed" }
-	stage := filepath.Join(root, fmt.Sprintf(".a.txt.%d.fixed.tmpdir", os.Getpid()))
-	if err := os.Mkdir(stage, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(stage, "a.txt.tmp"), "someone else's", 0o600)
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		defer func(old func() string) { stagingNonce = old }(stagingNonce)
+		stagingNonce = func() string { return "0123456789abcdef" }
+		stage := filepath.Join(root, stagingPrefix+"0123456789abcdef")
+		if err := os.Mkdir(stage, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(stage, stagedFile), "someone else's", 0o600)
+		holdStaging(t, filepath.Join(stage, stagedFile))
 
-	tg := mustResolve(t, f, "a.txt")
-	_, err := f.WriteText(context.Background(), tg, "x", nil)
-	wantFsErr(t, err, fs.CodeIO, `cannot write "`+tg.Path+`": file exists`)
-	if _, err := os.Lstat(tg.Key); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("target created despite the collision: %v", err)
-	}
-	if b, err := os.ReadFile(filepath.Join(stage, "a.txt.tmp")); err != nil || string(b) != "someone else's" {
-		t.Errorf("foreign staging file clobbered: %q, %v", b, err)
-	}
+		tg := mustResolve(t, f, "a.txt")
+		_, err := f.WriteText(context.Background(), tg, "x", nil)
+		wantFsErr(t, err, fs.CodeIO, `cannot write "`+tg.Path+`": file exists`)
+		if _, err := os.Lstat(tg.Key); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("target created despite the collision: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(stage, stagedFile)); err != nil || string(b) != "someone else's" {
+			t.Errorf("foreign staging file clobbered: %q, %v", b, err)
+		}
+	})
 }
 
 // A failure (or cancellation) just before the rename leaves the original

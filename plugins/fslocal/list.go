@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -17,7 +18,8 @@ import (
 // directory. A child that fails to stat for any other reason (a symlink
 // loop, EACCES) fails the whole listing; a link that leaves the root is
 // "other", with nothing of its target reported. File contents are never
-// read.
+// read. Staging directories (of writes in progress, or left by a crash)
+// are not children.
 func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
@@ -44,6 +46,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, osError("list", t.Path, err)
 	}
+	children = slices.DeleteFunc(children, isStagingEntry)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("list", err)
 	}

@@ -1,6 +1,8 @@
 package fslocal
 
 import (
+	"context"
+
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -32,11 +34,15 @@ type Root struct {
 
 // Plugin provides Open(Config) as the "fs" service (fs.Service): confined
 // to the workspace and Roots unless Unconfined. Disposing the plugin
-// releases the roots' handles.
+// releases the roots' handles. It sweeps the roots when it starts (see
+// [FS.SweepRoots]); a failed sweep is logged, and the plugin starts.
 var Plugin = runtime.Configured("fslocal", func(ctx *runtime.Context, cfg Config) error {
 	f, err := Open(cfg)
 	if err != nil {
 		return err
+	}
+	if err := f.SweepRoots(context.Background()); err != nil {
+		ctx.Logger().Warn("the start sweep of staging directories failed", "error", err)
 	}
 	if _, err := ctx.Effect(func() (func() error, error) { return f.Close, nil }); err != nil {
 		f.Close()

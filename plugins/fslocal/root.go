@@ -25,9 +25,10 @@ type root struct {
 	workspace bool     // the provider's cwd (messages say "the workspace")
 	dir       *os.Root // nil for the host root
 	walk      walker   // the platform's handle for resolution
-	// escape is the error dir reports for a name that leaves it. Package
-	// os does not export it; openRoot provokes it with a name that escapes
-	// lexically (no I/O is done for it).
+	// escape is the cause dir reports for a name that leaves it, however
+	// deep in *os.PathError wrappers (MkdirAll wraps one in another).
+	// Package os does not export it; openRoot provokes it with a name that
+	// escapes lexically (no I/O is done for it).
 	escape error
 }
 
@@ -46,7 +47,10 @@ func openRoot(name string, readOnly, workspace bool) (*root, error) {
 		dir.Close()
 		return nil, err
 	}
-	_, r.escape = dir.Lstat("..")
+	var pe *os.PathError
+	if _, err := dir.Lstat(".."); errors.As(err, &pe) {
+		r.escape = pe.Err
+	}
 	return r, nil
 }
 
@@ -61,9 +65,7 @@ func (r *root) close() error {
 // isEscape reports a name refused because it leaves the root: by a
 // symlink, or a directory replaced by one after the name was resolved.
 func (r *root) isEscape(err error) bool {
-	var pe *os.PathError
-	return errors.Is(err, errWalkEscape) ||
-		r.escape != nil && errors.As(err, &pe) && errors.Is(r.escape, pe.Err)
+	return errors.Is(err, errWalkEscape) || r.escape != nil && errors.Is(err, r.escape)
 }
 
 // refusal is an operation a root refused: its name leaves the root, or it

@@ -8,5 +8,6 @@ import "os"
 // early; the final fsync does all of it.
 func startWriteback(*os.File, int64, int64) {}
 
-// holdReplaced is a no-op: the replaced file is freed on the rename.
-func holdReplaced(*root, string) (release func()) { return func() {} }
+// accessNoFollow is 0: macOS documents no AT_SYMLINK_NOFOLLOW for
+// faccessat, so its check follows a target swapped for a link.
+const accessNoFollow = 0

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -167,23 +166,33 @@ func (f *FS) postVersion(t fs.Target) fs.Version {
 // done through the root that holds the key, so neither the staging files
 // nor the rename can be led out of it. It stages in a private directory
 // beside the target, so the rename never crosses filesystems:
-// ".<base>.<pid>.<nonce>.tmpdir" (0700) holding "<base>.tmp" (O_EXCL,
-// 0600). [staging.write] fills the temp file and starts its writeback;
-// [staging.commit] fsyncs it, sets the mode, renames it over the target and
-// fsyncs the parent directory, so the rename survives a crash. Work done
-// between the two overlaps the disk writes. [staging.discard] removes the
-// staging directory on every path.
+// ".gordis-staging-<nonce>" (0700, see stagingPrefix) holding "data"
+// (O_EXCL, 0600), locked while the writer lives so that a sweep tells it
+// from a crash's leftovers (see lockStaging). [staging.write] fills the
+// temp file and starts its writeback; [staging.commit] gives it the
+// replaced file's owner and extended attributes, sets the mode, fsyncs it,
+// renames it over the target and fsyncs the parent directory, so the
+// rename survives a crash. Work done between the two overlaps the disk
+// writes. [staging.discard] removes the staging directory on every path.
 type staging struct {
 	verb, path string   // for errors: the verb and the display path
 	root       *root    // the root the names below are in
 	target     string   // the target's name
 	dir        string   // the target's directory
 	stage, tmp string   // the staging directory and the temp file in it
-	file       *os.File // the temp file until commit
+	file       *os.File // the temp file, open (and locked) until discard
 	written    int64    // bytes written to file
 	flushing   int64    // bytes whose writeback was started
 }
 
+// stage creates the missing parent directories, refuses a target this
+// process may not write (as the OS would refuse to open it for writing,
+// although the rename needs only the directory), sweeps the parent the
+// first time (see sweepOnce), and makes the staging directory and its
+// temp file under the parent's setup lock (see holdSetup). The check, the
+// sweep and the lock all go through one handle on the parent, opened
+// through the root: a parent this process may not read is refused here,
+// before anything is staged, as its fsync after the rename would be.
 func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
@@ -192,34 +201,53 @@ func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, err
 	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
 	if err := r.mkdirAll(dir); err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
+	parent, err := r.open(dir, openDirFlags, 0)
+	if err != nil {
+		return nil, osError(verb, t.Path, err)
+	}
+	defer parent.Close() // which also releases the setup lock
+	if err := writable(parent, base); err != nil && !isAbsent(err) {
+		return nil, osError(verb, t.Path, err)
+	}
+	sweepOnce(ctx, parent, filepath.Dir(t.Key))
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
 	}
+	if err := holdSetup(ctx, parent); err != nil {
+		return nil, fs.Aborted(verb, err)
+	}
 	s := &staging{verb: verb, path: t.Path, root: r, target: target, dir: dir}
-	name := filepath.Join(dir, "."+base+"."+strconv.Itoa(os.Getpid())+"."+stagingNonce()+".tmpdir")
-	if err := r.mkdir(name, 0o700); err != nil {
-		return nil, osError(verb, t.Path, err) // EEXIST included: never clobber
+	if err := s.create(); err != nil {
+		s.discard()
+		return nil, osError(verb, t.Path, err)
+	}
+	return s, nil
+}
+
+// create makes the staging directory, exclusively (an existing path,
+// EEXIST, is never clobbered), and the locked temp file in it. The caller
+// holds the parent's setup lock (see holdSetup).
+func (s *staging) create() error {
+	name := filepath.Join(s.dir, stagingPrefix+stagingNonce())
+	if err := s.root.mkdir(name, 0o700); err != nil {
+		return err
 	}
 	s.stage = name
-	if err := r.chmod(name, 0o700); err != nil {
-		s.discard()
-		return nil, osError(verb, t.Path, err)
+	if err := s.root.chmod(name, 0o700); err != nil {
+		return err
 	}
-	s.tmp = filepath.Join(name, base+".tmp")
-	file, err := r.open(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	s.tmp = filepath.Join(name, stagedFile)
+	file, err := s.root.open(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		s.discard()
-		return nil, osError(verb, t.Path, err)
+		return err
 	}
 	s.file = file
-	return s, nil
+	lockStaging(file)
+	return nil
 }
 
 // pendingStage is a [stage] running on another goroutine.
@@ -275,25 +303,29 @@ func (s *staging) write(ctx context.Context, crlf bool, parts ...string) error {
 	})
 }
 
-// commit makes the written file durable and puts it in place: fsync, the
-// final permission bits (set explicitly, so the umask cannot change them),
-// close, rename over t.Key, fsync of the parent directory.
+// commit makes the written file durable and puts it in place: the
+// replaced file's owner and extended attributes (see inheritReplaced),
+// the final permission bits (set explicitly, so the umask cannot change
+// them), fsync, rename over t.Key, fsync of the parent directory. Where
+// the temp file is locked (see stagingLocked) it stays open until
+// discard: a sweep must not take it between its close and the rename.
 //
 // The file being replaced is held across the rename where the platform
-// allows it (see holdReplaced).
+// allows it (see inheritReplaced).
 func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
-	file := s.file
-	s.file = nil
-	if err := file.Sync(); err != nil {
-		file.Close()
+	defer inheritReplaced(s.root, s.target, s.file)()
+	if err := s.file.Chmod(os.FileMode(mode)); err != nil {
 		return osError(s.verb, s.path, err)
 	}
-	if err := file.Chmod(os.FileMode(mode)); err != nil {
-		file.Close()
+	if err := s.file.Sync(); err != nil {
 		return osError(s.verb, s.path, err)
 	}
-	if err := file.Close(); err != nil {
-		return osError(s.verb, s.path, err)
+	if !stagingLocked {
+		file := s.file
+		s.file = nil
+		if err := file.Close(); err != nil {
+			return osError(s.verb, s.path, err)
+		}
 	}
 	if beforeRename != nil {
 		if err := beforeRename(t.Key); err != nil {
@@ -303,7 +335,6 @@ func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted(s.verb, err)
 	}
-	defer holdReplaced(s.root, s.target)()
 	if err := s.root.rename(s.tmp, s.target); err != nil {
 		return osError(s.verb, s.path, err)
 	}
@@ -313,14 +344,19 @@ func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
 	return nil
 }
 
-// discard closes the temp file if it is still open and removes the staging
-// directory (after a rename only the empty directory is left).
+// discard removes the staging directory (after a rename only the empty
+// directory is left), then closes the temp file, which releases its lock.
+// The close cannot lose data: a committed file was fsynced, which reported
+// any write error, and an uncommitted one is thrown away. Where an open
+// file cannot be removed (Windows), the removal is tried again after the
+// close.
 func (s *staging) discard() {
+	removed := s.stage == "" || s.root.removeAll(s.stage) == nil
 	if s.file != nil {
 		s.file.Close()
 		s.file = nil
 	}
-	if s.stage != "" {
+	if !removed {
 		s.root.removeAll(s.stage)
 	}
 }
