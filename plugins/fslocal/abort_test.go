@@ -129,7 +129,7 @@ func TestRenameFailure(t *testing.T) {
 // version.
 func TestPostVersionMissing(t *testing.T) {
 	tg := fs.Target{Key: "/nonexistent/gordis/x", Path: "/x"}
-	if v := New("").postVersion(tg); v != "missing:/nonexistent/gordis/x" {
+	if v := NewUnconfined("").postVersion(tg); v != "missing:/nonexistent/gordis/x" {
 		t.Errorf("postVersion = %q", v)
 	}
 }

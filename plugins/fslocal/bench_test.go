@@ -105,7 +105,7 @@ func BenchmarkStreamText(b *testing.B) {
 					dir := b.TempDir()
 					path := filepath.Join(dir, "big.txt")
 					textFile(b, path, size, text.every)
-					f := New(dir)
+					f := NewUnconfined(dir)
 					tg := fs.Target{Key: path, Path: path}
 					buf := make([]byte, 32<<10)
 					b.SetBytes(int64(size))
@@ -149,7 +149,7 @@ func BenchmarkStreamTextFrom(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "big.txt")
 	textFile(b, path, 16<<20, 16)
-	f := New(dir)
+	f := NewUnconfined(dir)
 	tg := fs.Target{Key: path, Path: path}
 	info, err := f.Stat(context.Background(), tg)
 	if err != nil {
@@ -173,7 +173,7 @@ func BenchmarkReadText10MiB(b *testing.B) {
 	dir := b.TempDir()
 	path := filepath.Join(dir, "a.txt")
 	textFile(b, path, 10<<20, 16)
-	f := New(dir)
+	f := NewUnconfined(dir)
 	tg := fs.Target{Key: path, Path: path}
 	b.SetBytes(10 << 20)
 	b.ReportAllocs()
@@ -197,7 +197,7 @@ func BenchmarkListDir(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	f := New(dir)
+	f := NewUnconfined(dir)
 	tg := mustResolveB(b, f, dir)
 	b.ReportAllocs()
 	resetPeakRSS()
@@ -304,7 +304,7 @@ func editFixture(b *testing.B, size int, crlf bool) (*FS, fs.Target, fs.Version)
 	if err := os.WriteFile(path, []byte(marked), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	f := New(dir)
+	f := NewUnconfined(dir)
 	tg := mustResolveB(b, f, path)
 	info, err := f.Stat(context.Background(), tg)
 	if err != nil {
@@ -388,7 +388,7 @@ func BenchmarkWrite64MiB(b *testing.B) {
 	for _, mode := range []string{"create", "replace"} {
 		b.Run(mode, func(b *testing.B) {
 			dir := b.TempDir()
-			f := New(dir)
+			f := NewUnconfined(dir)
 			tg := mustResolveB(b, f, filepath.Join(dir, "out.txt"))
 			if mode == "replace" {
 				if _, err := f.WriteText(context.Background(), tg, content, nil); err != nil {
@@ -420,7 +420,7 @@ func BenchmarkResolve(b *testing.B) {
 	if err := os.MkdirAll(filepath.Join(dir, "a", "b", "c"), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	f := New(dir)
+	f := NewUnconfined(dir)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := f.Resolve(context.Background(), "a/b/c/missing.txt", ""); err != nil {

@@ -208,7 +208,7 @@ func TestResolveLongPathIsLinear(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		f    *FS
-	}{{"confined", newJail(t).f}, {"unconfined", New(t.TempDir())}} {
+	}{{"confined", newJail(t).f}, {"unconfined", NewUnconfined(t.TempDir())}} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := strings.Repeat("d/", 40000) + "x.txt"
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

@@ -8,7 +8,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	fstest.TestFileSystem(t, func(t *testing.T, root string) fs.FileSystem { return New(root) })
+	fstest.TestFileSystem(t, func(t *testing.T, root string) fs.FileSystem { return NewUnconfined(root) })
 }
 
 // TestConformanceConfined runs the kit against the provider confined to

@@ -65,7 +65,7 @@ func FuzzEditStreamMatchesMemory(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	fsys := New(dir)
+	fsys := NewUnconfined(dir)
 	path := filepath.Join(dir, "a.txt")
 	f.Fuzz(func(t *testing.T, text, old, repl string, all bool, chunk uint8) {
 		edit := fs.EditRequest{Old: old, New: repl, ReplaceAll: all}

@@ -2,7 +2,7 @@
 // (fs.FileSystem and fs.TextSeeker) on the local filesystem (Linux, macOS,
 // Windows).
 //
-// The core, [Open] (confined) or [New] (unconfined), needs no runtime;
+// The core, [Open] (confined) or [NewUnconfined], needs no runtime;
 // [Plugin] provides it as the "fs" service. Paths are displayed lexically
 // (the spelling the caller used, made absolute and cleaned) and identified
 // by their realpath ([fs.Target.Key]), so every alias of a file shares one
@@ -41,11 +41,12 @@ var (
 	_ fs.TextSeeker = (*FS)(nil)
 )
 
-// New returns an unconfined provider that resolves relative paths against
-// cwd. An empty cwd means the process working directory at the time of the
-// call. cwd is a resolution default, not a containment boundary: absolute
-// paths and ".." reach anywhere the process may. [Open] confines.
-func New(cwd string) *FS {
+// NewUnconfined returns a provider that resolves relative paths against
+// cwd and confines nothing: absolute paths, ".." and symlinks reach
+// anywhere the process may, so cwd is a default, not a boundary. An empty
+// cwd means the process working directory at the time of the call. [Open]
+// is the confined constructor.
+func NewUnconfined(cwd string) *FS {
 	return &FS{cwd: absDir(cwd)}
 }
 
@@ -66,7 +67,7 @@ func absDir(dir string) string {
 // here; a path that leaves them is refused with FS_SANDBOX_DENIED. Close
 // releases the handles.
 func Open(cfg Config) (*FS, error) {
-	f := New(cfg.Cwd)
+	f := NewUnconfined(cfg.Cwd)
 	if cfg.Unconfined {
 		return f, nil
 	}

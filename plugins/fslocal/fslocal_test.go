@@ -23,7 +23,7 @@ func fixture(t *testing.T) (*FS, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(root), root
+	return NewUnconfined(root), root
 }
 
 // eachProvider runs test on an unconfined and on a confined provider, each
@@ -94,11 +94,11 @@ func leftovers(t *testing.T, dir string) []string {
 
 func TestNewDefaultsToProcessCwd(t *testing.T) {
 	wd, _ := os.Getwd()
-	if got := New("").Cwd(); got != wd {
-		t.Errorf("New(\"\").Cwd() = %q, want %q", got, wd)
+	if got := NewUnconfined("").Cwd(); got != wd {
+		t.Errorf("NewUnconfined(\"\").Cwd() = %q, want %q", got, wd)
 	}
-	if got := New("rel").Cwd(); got != filepath.Join(wd, "rel") {
-		t.Errorf("New(\"rel\").Cwd() = %q", got)
+	if got := NewUnconfined("rel").Cwd(); got != filepath.Join(wd, "rel") {
+		t.Errorf("NewUnconfined(\"rel\").Cwd() = %q", got)
 	}
 }
 

@@ -106,7 +106,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("\xEF\xBB"), uint8(0), uint8(0))
 	f.Add([]byte("a\x00\xFF"), uint8(5), uint8(5))
 	dir := f.TempDir()
-	fsys := New(dir)
+	fsys := NewUnconfined(dir)
 	f.Fuzz(func(t *testing.T, data []byte, bufSize, readSize uint8) {
 		path := filepath.Join(dir, "f")
 		if err := os.WriteFile(path, data, 0o644); err != nil {

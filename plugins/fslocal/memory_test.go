@@ -161,7 +161,7 @@ func runHugeChild(t *testing.T, name string) {
 		t.Fatalf("no call %q", name)
 	}
 	path := os.Getenv(hugeFile)
-	f := New(filepath.Dir(path))
+	f := NewUnconfined(filepath.Dir(path))
 	if err := call.run(context.Background(), f, mustResolve(t, f, path)); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -31,7 +31,7 @@ func BenchmarkResolveStat(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		f    *FS
-	}{{"confined", confined(b, Config{Cwd: dir})}, {"unconfined", New(dir)}} {
+	}{{"confined", confined(b, Config{Cwd: dir})}, {"unconfined", NewUnconfined(dir)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -126,7 +126,7 @@ func chunkCuts(from, to int) []int {
 func largeText(t *testing.T) (*FS, fs.Target, fs.Version) {
 	t.Helper()
 	dir := t.TempDir()
-	f := New(dir)
+	f := NewUnconfined(dir)
 	path := filepath.Join(dir, "big.txt")
 	measuredFile(t, path, scanTrialMin, chunkCuts(0, scanTrialMin), -1)
 	tg := fs.Target{Key: path, Path: path}
@@ -147,7 +147,7 @@ func (m measuring) scan(s *scan, visit func([]byte, int) error) error { return m
 // rest), and leaves a choice among the candidates.
 func TestScanMeasuring(t *testing.T) {
 	dir := t.TempDir()
-	f := New(dir)
+	f := NewUnconfined(dir)
 	path := filepath.Join(dir, "big.txt")
 	methods := scanCandidates()
 	const size = 25<<20 + 5

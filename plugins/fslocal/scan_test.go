@@ -79,7 +79,7 @@ var cutSeqs = []string{
 // the chunked validation agrees with utf8.Valid of the whole (R-072).
 func TestScanCutsAnywhere(t *testing.T) {
 	dir := t.TempDir()
-	f := New(dir)
+	f := NewUnconfined(dir)
 	path := filepath.Join(dir, "f")
 	for _, chunk := range []int{4, 5, 6, 7, 9} {
 		for _, seq := range cutSeqs {
@@ -101,7 +101,7 @@ func TestScanCutsAnywhere(t *testing.T) {
 // a character.
 func TestScanSegmentCuts(t *testing.T) {
 	dir := t.TempDir()
-	f := New(dir)
+	f := NewUnconfined(dir)
 	path := filepath.Join(dir, "f")
 	for _, seq := range cutSeqs {
 		for _, at := range []int{scanSegment - 4, scanSegment - 1, scanSegment, scanSegment + 1, 2*scanSegment - 2, 2*scanSegment - 1, 2*scanSegment + 1} {
@@ -141,7 +141,7 @@ func randomText(r *rand.Rand, size int, bad bool) []byte {
 func TestScanMatchesReadText(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
-	f := New(dir)
+	f := NewUnconfined(dir)
 	path := filepath.Join(dir, "f")
 	for i := range 600 {
 		size := r.IntN(200)
@@ -171,7 +171,7 @@ func FuzzScan(f *testing.F) {
 	f.Add([]byte("a\x00\xFF"), uint8(5), uint8(5))
 	f.Add([]byte(""), uint8(0), uint8(0))
 	dir := f.TempDir()
-	fsys := New(dir)
+	fsys := NewUnconfined(dir)
 	path := filepath.Join(dir, "f")
 	f.Fuzz(func(t *testing.T, data []byte, chunk, workers uint8) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -209,7 +209,7 @@ func writeScanned(t *testing.T, f *FS, path string, n int) (fs.Target, fs.Versio
 func TestScanCancelledBetweenChunks(t *testing.T) {
 	bothViews(t, func(t *testing.T, cfg scanConfig) {
 		dir := t.TempDir()
-		f := New(dir)
+		f := NewUnconfined(dir)
 		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
 		ctx, cancel := context.WithCancel(context.Background())
 		visits := 0
@@ -231,7 +231,7 @@ func TestScanCancelledBetweenChunks(t *testing.T) {
 func TestScanVisitorError(t *testing.T) {
 	bothViews(t, func(t *testing.T, cfg scanConfig) {
 		dir := t.TempDir()
-		f := New(dir)
+		f := NewUnconfined(dir)
 		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
 		stop := errors.New("stop")
 		visits := 0
@@ -252,7 +252,7 @@ func TestScanVisitorError(t *testing.T) {
 func TestScanVisitorPanic(t *testing.T) {
 	bothViews(t, func(t *testing.T, cfg scanConfig) {
 		dir := t.TempDir()
-		f := New(dir)
+		f := NewUnconfined(dir)
 		tg, v := writeScanned(t, f, filepath.Join(dir, "f"), 64<<10)
 		var nilMap map[string]int
 		defer func() {
@@ -275,7 +275,7 @@ func TestScanVisitorPanic(t *testing.T) {
 func TestScanStaleVersion(t *testing.T) {
 	bothViews(t, func(t *testing.T, cfg scanConfig) {
 		dir := t.TempDir()
-		f := New(dir)
+		f := NewUnconfined(dir)
 		path := filepath.Join(dir, "f")
 		changedMsg := `cannot read "` + path + `": file changed since it was read`
 		tests := []struct {
@@ -379,7 +379,7 @@ func BenchmarkScanLines(b *testing.B) {
 				dir := b.TempDir()
 				path := filepath.Join(dir, "big.txt")
 				textFile(b, path, size, text.every)
-				f := New(dir)
+				f := NewUnconfined(dir)
 				tg := fs.Target{Key: path, Path: path}
 				info, err := f.Stat(context.Background(), tg)
 				if err != nil {

@@ -412,7 +412,7 @@ const foreignEnv = "GORDIS_FSLOCAL_FOREIGN"
 // extended attributes are still kept.
 func TestReplaceOthersFile(t *testing.T) {
 	if path := os.Getenv(foreignEnv); path != "" {
-		f := New(filepath.Dir(path))
+		f := NewUnconfined(filepath.Dir(path))
 		if _, err := f.WriteText(context.Background(), mustResolve(t, f, path), "mine", nil); err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ func BenchmarkWriteReplace(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dKiB", provider, size>>10), func(b *testing.B) {
 				content := strings.Repeat(strings.Repeat("x", 79)+"\n", size/80+1)[:size]
 				dir := b.TempDir()
-				f := New(dir)
+				f := NewUnconfined(dir)
 				if provider == "confined" {
 					f = confined(b, Config{Cwd: dir})
 				}

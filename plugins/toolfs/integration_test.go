@@ -141,7 +141,7 @@ func setup(t testing.TB, o options) *env {
 		t.Fatal(err)
 	}
 	root := runtimetest.New(t)
-	local := fslocal.New(dir)
+	local := fslocal.NewUnconfined(dir)
 	e := &env{dir: dir, root: root, fsys: &counting{FileSystem: local, seeker: local}}
 	var provided fs.FileSystem = e.fsys
 	switch {

@@ -67,7 +67,7 @@ func BenchmarkWriteTextCopied64MiB(b *testing.B) { benchWriteText(b, 64<<20, tru
 // write tool.
 func benchWriteText(b *testing.B, size int, copied bool) {
 	dir := b.TempDir()
-	fsys := fslocal.New(dir)
+	fsys := fslocal.NewUnconfined(dir)
 	content := writeContent(size)
 	ctx := context.Background()
 	b.SetBytes(int64(len(content)))
