@@ -4,6 +4,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -104,3 +105,22 @@ func syscallMode(perm os.FileMode) uint32 {
 	}
 	return mode
 }
+
+// statChild stats the entry name of the open directory dir itself, without
+// following it: one fstatat relative to the directory's handle, which no
+// name without a separator can leave. ListDir uses it for children that
+// are not symlinks; an entry swapped for a link since the directory was
+// read comes back as the link, which ListDir then resolves by the root.
+func statChild(dir *os.File, name string, st *fileStat) error {
+	_, err := retry(func() (int, error) {
+		return 0, unix.Fstatat(int(dir.Fd()), name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
+	})
+	return err
+}
+
+// Package syscall has no fstatat on Linux; x/sys's Stat_t is the same kernel
+// struct as syscall's, which these fail to compile unless the sizes match.
+var (
+	_ [unsafe.Sizeof(unix.Stat_t{}) - unsafe.Sizeof(syscall.Stat_t{})]byte
+	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
+)

@@ -2,7 +2,10 @@
 
 package fslocal
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // statBeneath and openBeneath resolve through os.Root, which refuses every
 // name that leaves it.
@@ -11,3 +14,6 @@ func (r *root) statBeneath(name string, st *fileStat) error { return r.statRoot(
 func (r *root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return r.dir.OpenFile(name, flag, perm)
 }
+
+// statChild is not available here: ListDir stats every child by the root.
+func statChild(*os.File, string, *fileStat) error { return errors.ErrUnsupported }

@@ -65,6 +65,13 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 			Size:   -1,
 		}
 		childName := joinKey(dirName, raw)
+		if child.Type()&os.ModeSymlink == 0 && statChild(dir, raw, &st) == nil && !isSymlink(&st) {
+			// Not a link: its stat needs no resolution (and takes no
+			// more of a confined root's handle than the directory's).
+			setStat(&e, &st)
+			entries[i] = e
+			continue
+		}
 		if child.Type()&os.ModeSymlink != 0 {
 			rel, _ := under(e.Target.Key, r.path)
 			real, err := r.realKey(ctx, rel)
@@ -88,14 +95,19 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 				return nil, osError("list", e.Target.Path, err)
 			}
 		} else {
-			e.Type, e.Version = typeOf(&st), versionOf(&st)
-			if e.Type == fs.TypeFile {
-				e.Size = st.Size
-			}
+			setStat(&e, &st)
 		}
 		entries[i] = e
 	}
 	return entries, nil
+}
+
+// setStat types e by st, and gives it st's version and, for a file, size.
+func setStat(e *fs.DirEntry, st *fileStat) {
+	e.Type, e.Version = typeOf(st), versionOf(st)
+	if e.Type == fs.TypeFile {
+		e.Size = st.Size
+	}
 }
 
 // displayName shows a name that is not valid UTF-8 with one U+FFFD per bad
