@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/mcpserver"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // fixture is a default deployment in a temporary workspace with the server
@@ -35,18 +37,13 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir()})
+	// The runtime's log goes to a recorder, not stderr: benchmarks print only figures.
+	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir(), Logger: slog.New(runtimetest.NewLogs())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
-	f, err := d.Root.Plugin(mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace})
-	if err == nil {
-		err = f.Wait()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := runtimetest.Plug(t, d.Root, mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace})
 	s, err := mcpserver.Service.Get(f.Context())
 	if err != nil {
 		t.Fatal(err)
