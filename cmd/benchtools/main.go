@@ -1,8 +1,8 @@
 // Command benchtools measures the file tools end to end: each workload is
 // one registry.Execute of a real tool in the default deployment
 // (gordis.Build), in a fresh child process, next to a floor that does the
-// same I/O with a standard command in the same run (wc -l, cp and sync, dd
-// with conv=fsync). It prints, for each, the call's and the process's wall
+// same I/O with a standard command in the same run (wc -l, ls -f, cp and
+// sync, dd with conv=fsync). It prints, for each, the call's and the process's wall
 // time over -runs runs (median, min and max), the peak RSS of the process,
 // and the ratios to the floor. The child reports its own peak RSS (VmHWM);
 // a floor's comes from GNU time when /usr/bin/time exists, since the
