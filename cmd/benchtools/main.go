@@ -1,8 +1,8 @@
 // Command benchtools measures the file tools end to end: each workload is
 // one registry.Execute of a real tool in the default deployment
 // (gordis.Build), in a fresh child process, next to a floor that does the
-// same I/O with a standard command in the same run (wc -l, cp and sync, dd
-// with conv=fsync). It prints, for each, the call's and the process's wall
+// same I/O with a standard command in the same run (wc -l, ls -f, cp and
+// sync, dd with conv=fsync). It prints, for each, the call's and the process's wall
 // time over -runs runs (median, min and max), the peak RSS of the process,
 // and the ratios to the floor. The child reports its own peak RSS (VmHWM);
 // a floor's comes from GNU time when /usr/bin/time exists, since the
@@ -46,14 +46,39 @@ func main() {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "benchtools:", err)
-		}
-		os.Exit(1)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "benchtools:", err)
 	}
+	os.Exit(exitCode(err))
 }
+
+// usageError is a bad command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg + " (see benchtools -help)" }
+
+// exitCode is 0 for success and -help, 2 for a bad command line, as the
+// flag package has it, and 1 for a run that failed.
+func exitCode(err error) int {
+	var usage *usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usage):
+		return 2
+	}
+	return 1
+}
+
+const usage = `usage: benchtools [flags]      (or: make bench-tools ARGS="flags")
+
+Runs each tool workload in a fresh process next to its floor and prints a
+table of wall times, peak RSS and ratios.
+
+Flags:
+`
 
 // child runs one call: benchtools -child WORKSPACE TOOL ARGSFILE [READFIRST].
 // The arguments are read from a file, as they would arrive from a model:
@@ -101,22 +126,31 @@ type sizes struct {
 	writeMiB         []int
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fl := flag.NewFlagSet("benchtools", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	// The flag package would print each parse error, and the help, on its
+	// output: errors are returned instead, and the help goes to stdout.
+	fl.SetOutput(io.Discard)
+	fl.Usage = func() {}
 	runs := fl.Int("runs", 5, "measure each workload and floor `N` times")
 	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes, 1 run")
 	dir := fl.String("dir", "", "create the temporary directory under `DIR` (default: the system's)")
 	var sz sizes
 	fl.IntVar(&sz.readMiB, "read-mib", 512, "size of the file read, head and tail, in `MiB`")
-	fl.IntVar(&sz.listEntries, "list-entries", 10100, "entries of the directory listed")
+	fl.IntVar(&sz.listEntries, "list-entries", 10100, "`N` entries in the directory listed")
 	fl.IntVar(&sz.editMiB, "edit-mib", 10, "size of the file one line of which is edited, in `MiB`")
 	writes := fl.String("write-mib", "8,64", "sizes of the new files written, in `MiB`, comma-separated")
 	if err := fl.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fl.SetOutput(stdout)
+			fl.PrintDefaults()
+			return err
+		}
+		return &usageError{err.Error()}
 	}
 	if fl.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fl.Arg(0))
+		return &usageError{fmt.Sprintf("unexpected argument %q", fl.Arg(0))}
 	}
 	if *quick {
 		sz = sizes{readMiB: 16, listEntries: 1010, editMiB: 1, writeMiB: []int{1, 4}}
@@ -125,13 +159,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		for _, f := range strings.Split(*writes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil || n < 1 {
-				return fmt.Errorf("-write-mib: %q is not a positive number of MiB", f)
+				return &usageError{fmt.Sprintf("-write-mib: %q is not a positive number of MiB", f)}
 			}
 			sz.writeMiB = append(sz.writeMiB, n)
 		}
 	}
 	if *runs < 1 || sz.readMiB < 1 || sz.editMiB < 1 || sz.listEntries < 1 {
-		return errors.New("-runs and every size must be at least 1")
+		return &usageError{"-runs and every size must be at least 1"}
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -23,11 +23,11 @@ func TestMain(m *testing.M) {
 // floor runs, the table has a row for each with its ratios, and the files
 // are gone at the end.
 func TestRunSmall(t *testing.T) {
-	var out, errOut bytes.Buffer
+	var out bytes.Buffer
 	dir := t.TempDir()
 	args := []string{"-runs", "1", "-dir", dir, "-read-mib", "1", "-list-entries", "101", "-edit-mib", "1", "-write-mib", "1,2"}
-	if err := run(context.Background(), args, &out, &errOut); err != nil {
-		t.Fatalf("%v\n%s", err, errOut.String())
+	if err := run(context.Background(), args, &out); err != nil {
+		t.Fatal(err)
 	}
 	for _, row := range []string{"read head 1 MiB", "read tail 1 MiB", "list 101 entries", "edit 1 line of 1 MiB", "write 1 MiB new file", "write 2 MiB new file"} {
 		i := strings.Index(out.String(), row)
@@ -43,18 +43,33 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// A bad command line is one error, exit status 2, and nothing printed:
+// main prints the error once.
 func TestFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-write-mib", "8,x"}, `-write-mib: "x" is not a positive number of MiB`},
-		{[]string{"-runs", "0"}, "-runs and every size must be at least 1"},
-		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-write-mib", "8,x"}, `-write-mib: "x" is not a positive number of MiB (see benchtools -help)`},
+		{[]string{"-runs", "0"}, "-runs and every size must be at least 1 (see benchtools -help)"},
+		{[]string{"extra"}, `unexpected argument "extra" (see benchtools -help)`},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus (see benchtools -help)"},
+		{[]string{"-runs", "x"}, `invalid value "x" for flag -runs: parse error (see benchtools -help)`},
 	} {
-		if err := run(context.Background(), tc.args, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || err.Error() != tc.want {
-			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		var out bytes.Buffer
+		err := run(context.Background(), tc.args, &out)
+		if err == nil || err.Error() != tc.want || exitCode(err) != 2 || out.Len() != 0 {
+			t.Errorf("%v: %v (exit %d, printed %q), want %q (exit 2)", tc.args, err, exitCode(err), out.String(), tc.want)
 		}
+	}
+}
+
+// -help prints the usage and every flag on stdout, and exits 0.
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"-help"}, &out)
+	if exitCode(err) != 0 || !strings.HasPrefix(out.String(), usage) || !strings.Contains(out.String(), "-write-mib MiB") {
+		t.Fatalf("exit %d (%v), printed %q", exitCode(err), err, out.String())
 	}
 }
 

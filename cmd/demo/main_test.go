@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
@@ -284,6 +285,41 @@ func TestTranscriptPieces(t *testing.T) {
 	want := "  step 2 ∴ Thinking hard\n\n           more\n  step 2 ◀ Done.\n           Bye\n"
 	if b.String() != want {
 		t.Fatalf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"héllo", 2, "hé…"},
+		{"日本語", 3, "日本語"},
+		{"日本語!", 3, "日本語…"},
+	} {
+		if got := clip(tc.s, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// Clipping the arguments of a large write costs what it shows, not a
+// decoded copy of the whole content.
+func TestClipLargeCostsWhatItShows(t *testing.T) {
+	big := strings.Repeat("é", 8<<20) // 16 MiB
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	got := clip(big, 200)
+	goruntime.ReadMemStats(&after)
+	if got != strings.Repeat("é", 200)+"…" {
+		t.Fatalf("clip = %q", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Fatalf("clip allocated %d bytes", n)
 	}
 }
 

@@ -189,9 +189,14 @@ func firstLine(s string) string {
 	return line
 }
 
+// clip keeps the first n characters of s, and says when there were more.
+// It walks only those: s may be a write's whole content.
 func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	for i := range s {
+		if n == 0 {
+			return s[:i] + "…"
+		}
+		n--
 	}
 	return s
 }

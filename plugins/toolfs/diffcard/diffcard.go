@@ -288,9 +288,14 @@ func (w *cardWriter) line(kind byte, text string) {
 	w.left--
 	w.b.WriteByte(kind)
 	if len(text) > MaxLineBytes {
+		// Back to the start of the rune at the cut; a run of bytes that
+		// is not UTF-8 has none nearby and is cut where it stands.
 		cut := MaxLineBytes
-		for !utf8.RuneStart(text[cut]) {
+		for cut > MaxLineBytes-utf8.UTFMax && !utf8.RuneStart(text[cut]) {
 			cut--
+		}
+		if !utf8.RuneStart(text[cut]) {
+			cut = MaxLineBytes
 		}
 		fmt.Fprintf(&w.b, "%s… (%d more bytes)\n", text[:cut], len(text)-cut)
 		return

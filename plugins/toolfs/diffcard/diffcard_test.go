@@ -37,6 +37,8 @@ func TestRender(t *testing.T) {
 		{"too large to diff", Change{Name: "big.log", Omitted: true}, "--- big.log\n+++ big.log\n(too large to show a diff)\n"},
 		{"a long line is cut at a rune boundary", Change{Name: "n", After: "é" + long + "\n"},
 			"--- n\n+++ n\n@@ -0,0 +1 @@\n+" + strings.Repeat("é", MaxLineBytes/2) + "… (1002 more bytes)\n"},
+		{"a long line that is not UTF-8 is cut at MaxLineBytes", Change{Name: "n", After: strings.Repeat("\x80", MaxLineBytes+5) + "\n"},
+			"--- n\n+++ n\n@@ -0,0 +1 @@\n+" + strings.Repeat("\x80", MaxLineBytes) + "… (5 more bytes)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
