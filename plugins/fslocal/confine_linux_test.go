@@ -92,6 +92,7 @@ func TestConfinedWithoutOpenat2(t *testing.T) {
 		"Sweeps":   TestSweepRootsStaysInside,
 		"Racing":   TestSweepRacesWriters,
 		"Xattrs":   TestReplaceKeepsXattrs,
+		"SwapLink": TestReplaceSwappedForLinkInheritsNothing,
 	} {
 		t.Run(name, test)
 	}
