@@ -88,6 +88,7 @@ func TestConfinedWithoutOpenat2(t *testing.T) {
 	for name, test := range map[string]func(*testing.T){
 		"Refusals": TestConfinedRefusals,
 		"Allowed":  TestConfinedAllowed,
+		"Dangling": TestConfinedDanglingAbsoluteLink,
 		"SwapRace": TestSwapRace,
 		"Kit":      TestConformanceConfined,
 		"Sweeps":   TestSweepRootsStaysInside,
