@@ -187,8 +187,9 @@ func TestConfinedAllowed(t *testing.T) {
 
 // A dangling symlink is missing whatever its target's spelling: one whose
 // absolute target names a missing file inside the workspace is listed as
-// other, stats as absent and is replaced by a write, as a relative one is,
-// although the kernel and os.Root refuse every absolute link they meet.
+// other, stats as absent, is not found by a read or a listing and is
+// replaced by a write, as a relative one is, although the kernel and
+// os.Root refuse every absolute link they meet.
 func TestConfinedDanglingAbsoluteLink(t *testing.T) {
 	j := newJail(t)
 	ctx := context.Background()
@@ -206,6 +207,8 @@ func TestConfinedDanglingAbsoluteLink(t *testing.T) {
 		}
 		_, err := j.f.ReadText(ctx, tg)
 		wantFsErr(t, err, fs.CodeNotFound, `cannot read "`+tg.Path+`": not found`)
+		_, err = j.f.ListDir(ctx, tg)
+		wantFsErr(t, err, fs.CodeNotFound, `cannot list "`+tg.Path+`": not found`)
 		if _, err := j.f.WriteText(ctx, tg, "x", nil); err != nil {
 			t.Fatalf("WriteText(%s): %v", name, err)
 		}

@@ -175,8 +175,8 @@ func (r *root) stat(name string, st *fileStat) error {
 	return r.statDangling(name, st)
 }
 
-// statDangling stats name once the kernel or os.Root refused it as an
-// escape. Both refuse every absolute symlink, even one whose target is
+// statDangling stats name once the kernel or os.Root refused to stat or
+// open it as an escape. Both refuse every absolute symlink, even one whose target is
 // inside the root, so a dangling link with such a target would be refused
 // where a relative one is missing. Resolution tells them apart: a name
 // that resolves to itself and is a symlink dangles, and is missing; any
@@ -223,7 +223,11 @@ func (r *root) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 		return os.OpenFile(name, flag, perm)
 	}
 	file, err := r.openBeneath(name, flag, perm)
-	return file, r.refuse(err)
+	if err != nil && r.isEscape(err) {
+		var st fileStat
+		return nil, r.statDangling(name, &st)
+	}
+	return file, err
 }
 
 func (r *root) mkdirAll(name string) error {
