@@ -124,11 +124,13 @@ func TestOpenRootSwapped(t *testing.T) {
 		}
 	}()
 	defer func() { stop.Store(true); <-swapper }()
+	opened := 0
 	for range 2000 {
 		r, err := openRoot(ws, false, true)
 		if err != nil {
 			continue // the swap met EvalSymlinks half-way
 		}
+		opened++
 		fi, err := r.dir.Stat(".")
 		var st unix.Stat_t
 		if err == nil {
@@ -141,5 +143,8 @@ func TestOpenRootSwapped(t *testing.T) {
 		if ino := fi.Sys().(*syscall.Stat_t).Ino; ino != st.Ino {
 			t.Fatalf("the root's os.Root is inode %d, its walker's handle inode %d", ino, st.Ino)
 		}
+	}
+	if opened == 0 {
+		t.Fatal("no root opened during the swaps")
 	}
 }
