@@ -176,11 +176,11 @@ func (r *root) stat(name string, st *fileStat) error {
 }
 
 // statDangling stats name once the kernel or os.Root refused to stat or
-// open it as an escape. Both refuse every absolute symlink, even one whose target is
-// inside the root, so a dangling link with such a target would be refused
-// where a relative one is missing. Resolution tells them apart: a name
-// that resolves to itself and is a symlink dangles, and is missing; any
-// other name stays refused.
+// open it as an escape. Both refuse every absolute symlink, even one whose
+// target is inside the root, so a dangling link with such a target would
+// be refused where a relative one is missing. Resolution tells them apart:
+// a name that resolves to itself and is a symlink dangles, and is missing;
+// any other name stays refused.
 func (r *root) statDangling(name string, st *fileStat) error {
 	refused := &refusal{r, errWalkEscape}
 	key, err := r.realKey(context.Background(), name)
