@@ -185,6 +185,40 @@ func TestConfinedAllowed(t *testing.T) {
 	j.untouched(t)
 }
 
+// A dangling symlink is missing whatever its target's spelling: one whose
+// absolute target names a missing file inside the workspace is listed as
+// other, stats as absent, is not found by a read or a listing and is
+// replaced by a write, as a relative one is, although the kernel and
+// os.Root refuse every absolute link they meet.
+func TestConfinedDanglingAbsoluteLink(t *testing.T) {
+	j := newJail(t)
+	ctx := context.Background()
+	mustLink(t, "gone-rel", filepath.Join(j.ws, "rel"))
+	mustLink(t, filepath.Join(j.ws, "gone-abs"), filepath.Join(j.ws, "abs"))
+	mustLink(t, filepath.Join(j.ws, "a.txt"), filepath.Join(j.ws, "to-a"))
+	got, err := j.op(ctx, "list", ".")
+	if want := "a.txt:file,abs:other,rel:other,to-a:file"; err != nil || sortedCSV(got) != want {
+		t.Fatalf("list = %q, %v; want %q", sortedCSV(got), err, want)
+	}
+	for _, name := range []string{"rel", "abs"} {
+		tg := mustResolve(t, j.f, name)
+		if info, err := j.f.Stat(ctx, tg); info != nil || err != nil {
+			t.Errorf("Stat(%s) = %+v, %v; want absent", name, info, err)
+		}
+		_, err := j.f.ReadText(ctx, tg)
+		wantFsErr(t, err, fs.CodeNotFound, `cannot read "`+tg.Path+`": not found`)
+		_, err = j.f.ListDir(ctx, tg)
+		wantFsErr(t, err, fs.CodeNotFound, `cannot list "`+tg.Path+`": not found`)
+		if _, err := j.f.WriteText(ctx, tg, "x", nil); err != nil {
+			t.Fatalf("WriteText(%s): %v", name, err)
+		}
+		if fi, err := os.Lstat(filepath.Join(j.ws, name)); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("after the write %s is %v, %v; want a regular file", name, fi, err)
+		}
+	}
+	j.untouched(t)
+}
+
 func mustLink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -76,8 +77,10 @@ func TestEditCRLFAcrossChunks(t *testing.T) {
 
 // The replaced file is held open across the rename and let go on another
 // goroutine: after a run of edits and writes, the process's descriptors
-// come back to where they were.
+// come back to where they were. The collector is off, so that no
+// finalizer closes a file the provider forgot.
 func TestReplacedFileIsReleased(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	f, root := fixture(t)
 	path := filepath.Join(root, "a.txt")
 	write(t, path, "one\n", 0o644)
@@ -107,4 +110,48 @@ func openFDs(t *testing.T) int {
 		t.Skip("no /proc/self/fd")
 	}
 	return len(entries)
+}
+
+// Every refused operation closes what it opened: refusals of each kind
+// (binary, ambiguous, invalid, no match, stale, not regular, missing, a
+// dangling link), in memory and streamed, on both providers, leave the
+// process's descriptors where they were. The collector is off, so that no
+// finalizer closes a file an operation forgot.
+func TestFailuresCloseDescriptors(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	eachProvider(t, func(t *testing.T, f *FS, root string) {
+		ctx := context.Background()
+		write(t, filepath.Join(root, "bin"), "a\x00b", 0o644)
+		write(t, filepath.Join(root, "amb"), "aa aa", 0o644)
+		write(t, filepath.Join(root, "bad"), "a\xffb", 0o644)
+		write(t, filepath.Join(root, "big"), strings.Repeat("aa\n", 100), 0o644)
+		mustLink(t, filepath.Join(root, "gone"), filepath.Join(root, "dangling"))
+		if err := os.Mkdir(filepath.Join(root, "dir"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		streamed := editConfig{held: 10, chunk: 16}
+		base := openFDs(t)
+		for range 10 {
+			for _, name := range []string{"bin", "amb", "bad", "big", "dangling", "dir", "missing"} {
+				tg := mustResolve(t, f, name)
+				for _, cfg := range []editConfig{defaultEdit, streamed} {
+					f.editText(ctx, tg, fs.EditRequest{Old: "aa", New: "b"}, nil, cfg)
+					f.editText(ctx, tg, fs.EditRequest{Old: "zz", New: "b"}, nil, cfg)
+					f.editText(ctx, tg, fs.EditRequest{Old: "aa", New: "b"}, &fs.EditIntent{Version: "old"}, cfg)
+				}
+				f.ReadText(ctx, tg)
+				f.StreamTextFrom(ctx, tg, "old", 0)
+				f.ListDir(ctx, tg)
+				f.WriteText(ctx, tg, "x", &fs.WriteIntent{Kind: fs.ReplaceIfVersion, Version: "old"})
+				f.scanLines(ctx, tg, "old", scanConfig{chunk: 8, workers: 2}, func([]byte, int) error { return nil })
+			}
+		}
+		n := openFDs(t)
+		for deadline := time.Now().Add(5 * time.Second); n > base && time.Now().Before(deadline); n = openFDs(t) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n > base {
+			t.Errorf("%d descriptors open after the refusals (%d before)", n, base)
+		}
+	})
 }

@@ -169,7 +169,31 @@ func (r *root) stat(name string, st *fileStat) error {
 	if r.dir == nil {
 		return statPath(name, st)
 	}
-	return r.refuse(r.statBeneath(name, st))
+	if err := r.statBeneath(name, st); err == nil || !r.isEscape(err) {
+		return err
+	}
+	return r.statDangling(name, st)
+}
+
+// statDangling stats name once the kernel or os.Root refused to stat or
+// open it as an escape. Both refuse every absolute symlink, even one whose
+// target is inside the root, so a dangling link with such a target would
+// be refused where a relative one is missing. Resolution tells them apart:
+// a name that resolves to itself and is a symlink dangles, and is missing;
+// any other name stays refused.
+func (r *root) statDangling(name string, st *fileStat) error {
+	refused := &refusal{r, errWalkEscape}
+	key, err := r.realKey(context.Background(), name)
+	if err != nil {
+		return r.refuse(err)
+	}
+	if rel, _ := under(key, r.path); rel != filepath.Clean(name) {
+		return refused
+	}
+	if err := r.lstat(name, st); err != nil || !isSymlink(st) {
+		return refused
+	}
+	return &os.PathError{Op: "stat", Path: name, Err: syscall.ENOENT}
 }
 
 // statRoot is statBeneath by os.Root: a walk in user space.
@@ -199,7 +223,11 @@ func (r *root) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 		return os.OpenFile(name, flag, perm)
 	}
 	file, err := r.openBeneath(name, flag, perm)
-	return file, r.refuse(err)
+	if err != nil && r.isEscape(err) {
+		var st fileStat
+		return nil, r.statDangling(name, &st)
+	}
+	return file, err
 }
 
 func (r *root) mkdirAll(name string) error {

@@ -108,12 +108,17 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 	trial := min(int64(workers)*scanMapChunk, (s.end-s.start)/int64(2*scanTrialRounds*len(methods)))
 	warmScanBufs(workers + 1)
 	fastest := make([]time.Duration, len(methods))
+	settled := false
+	defer func() {
+		if !settled { // a trial failed, or the visitor panicked
+			c.settle(nil, nil)
+		}
+	}()
 	pos := s.start
 	for round := range scanTrialRounds {
 		for i, m := range methods {
 			began := time.Now()
 			if err := s.run(m, pos, pos+trial, visit); err != nil {
-				c.settle(nil, nil)
 				return err
 			}
 			if per := perMiB(time.Since(began), trial); round == 0 || per < fastest[i] {
@@ -123,6 +128,7 @@ func (c *scanChooser) measure(s *scan, visit func([]byte, int) error) error {
 		}
 	}
 	best := c.settle(methods, fastest)
+	settled = true
 	began := time.Now()
 	err := s.run(best, pos, s.end, visit)
 	if err == nil {

@@ -196,9 +196,9 @@ func TestScanChooserConcurrent(t *testing.T) {
 	}
 }
 
-// A measuring scan stopped during its trials (cancelled, or by the
-// visitor) ends the measurement without a choice, so a later scan
-// measures.
+// A measuring scan stopped during its trials (cancelled, by the visitor's
+// error, or by its panic) ends the measurement without a choice, so a
+// later scan measures.
 func TestScanMeasuringStopped(t *testing.T) {
 	f, tg, v := largeText(t)
 	stop := errors.New("stop")
@@ -212,9 +212,17 @@ func TestScanMeasuringStopped(t *testing.T) {
 	}{
 		{"cancelled", ctx, func() error { cancel(); return nil }, "read aborted"},
 		{"visitor error", context.Background(), func() error { return stop }, "stop"},
+		{"visitor panic", context.Background(), func() error { panic(stop) }, "panic: stop"},
 	} {
 		var c scanChooser
-		err := f.scanLines(tt.ctx, tg, v, &c, func([]byte, int) error { return tt.visit() })
+		err := func() (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			return f.scanLines(tt.ctx, tg, v, &c, func([]byte, int) error { return tt.visit() })
+		}()
 		if fmt.Sprint(err) != tt.wantErr {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

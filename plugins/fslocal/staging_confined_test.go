@@ -13,6 +13,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/runtime"
 	"github.com/gordis-run/gordis/runtime/runtimetest"
+	"golang.org/x/sys/unix"
 )
 
 // SweepRoots sweeps the top of the workspace and of each read-write root,
@@ -113,5 +114,58 @@ func TestPluginSweepsAtStart(t *testing.T) {
 		recs[0].Message != "the start sweep of staging directories failed" ||
 		!strings.Contains(recs[0].Attrs["error"], odd) {
 		t.Errorf("logged %+v, want one warning naming %s", recs, odd)
+	}
+}
+
+// A target swapped for a symlink after it was staged is replaced as the
+// link (the rename replaces the name), and the new file takes nothing from
+// the file the link names: neither its attributes nor, for root, its owner.
+func TestReplaceSwappedForLinkInheritsNothing(t *testing.T) {
+	j := newJail(t)
+	ctx := context.Background()
+	other := filepath.Join(j.ws, "other.txt")
+	write(t, other, "other", 0o644)
+	if err := unix.Setxattr(other, "user.gordis.note", []byte("other's"), 0); err != nil {
+		t.Skipf("%s takes no user xattrs: %v", j.ws, err)
+	}
+	asRoot := os.Geteuid() == 0
+	if asRoot {
+		if err := os.Chown(other, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := filepath.Join(j.ws, "a.txt")
+	tg := mustResolve(t, j.f, target)
+	s, err := j.f.stage(ctx, "write", tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.discard()
+	if err := s.write(ctx, false, "new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	mustLink(t, "other.txt", target)
+	if err := s.commit(ctx, tg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(target, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new" || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		t.Fatalf("%s = %q, mode %o; want the new regular file", target, got, st.Mode)
+	}
+	buf := make([]byte, 16)
+	if n, err := unix.Getxattr(target, "user.gordis.note", buf); err == nil {
+		t.Errorf("the new file took user.gordis.note = %q from the link's target", buf[:n])
+	}
+	if asRoot && st.Uid == 65534 {
+		t.Errorf("the new file took the owner of the link's target")
+	}
+	if got, _ := os.ReadFile(other); string(got) != "other" {
+		t.Errorf("the link's target = %q, want it untouched", got)
 	}
 }

@@ -21,10 +21,18 @@ type fdWalker struct {
 	closed bool
 }
 
+// openWalker opens the root's descriptor through its os.Root, not by its
+// name again: both are then one directory, even when the name was swapped
+// for another directory while the root was opening.
 func openWalker(r *root) (walker, error) {
-	fd, err := retry(func() (int, error) { return unix.Open(r.path, dirOpenFlags, 0) })
+	top, err := r.dir.Open(".")
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: r.path, Err: err}
+		return nil, err
+	}
+	defer top.Close()
+	fd, err := retry(func() (int, error) { return unix.Openat(int(top.Fd()), ".", dirOpenFlags, 0) })
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: r.path, Err: err}
 	}
 	return &fdWalker{fd: fd}, nil
 }
