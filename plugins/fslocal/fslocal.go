@@ -131,7 +131,7 @@ func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, pl
 	display := f.displayPath(path, cwd)
 	if strings.IndexByte(display, 0) >= 0 {
 		return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
-			Message: `cannot ` + verb + ` "` + strings.ReplaceAll(display, "\x00", `\x00`) + `": a path cannot contain a NUL byte`}
+			Message: `cannot ` + verb + ` "` + strings.ReplaceAll(display, "\x00", `\x00`) + `": path contains a NUL byte`}
 	}
 	r, rel, err := f.rootOf(display)
 	if err != nil {
