@@ -31,6 +31,7 @@ import (
 
 	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/agent"
+	"github.com/gordis-run/gordis/internal/peakrss"
 	"github.com/gordis-run/gordis/registry"
 )
 
@@ -115,7 +116,8 @@ func child(args []string, stdout io.Writer) error {
 	if res.IsError {
 		return fmt.Errorf("%s: %s", tool, res.Text)
 	}
-	_, err = fmt.Fprintln(stdout, elapsed.Nanoseconds(), ownPeakRSS())
+	peak, _ := peakrss.Self() // 0 where the platform does not say
+	_, err = fmt.Fprintln(stdout, elapsed.Nanoseconds(), peak)
 	return err
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gordis-run/gordis/internal/peakrss"
 )
 
 // sample is one process's measure.
@@ -119,7 +121,7 @@ func timed(cmd *exec.Cmd, reset func() error) (sample, error) {
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 	}
-	s.peakRSS = peakRSS(cmd.ProcessState)
+	s.peakRSS, _ = peakrss.Of(cmd.ProcessState)
 	return s, nil
 }
 

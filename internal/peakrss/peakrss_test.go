@@ -38,3 +38,23 @@ func TestOfNil(t *testing.T) {
 		t.Fatal("a process that never ran has no peak RSS")
 	}
 }
+
+// After holding 32 MiB, this process's own peak is at least that; where
+// the platform does not say, Self says so.
+func TestSelf(t *testing.T) {
+	b := make([]byte, 32<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	runtime.KeepAlive(b)
+	n, ok := peakrss.Self()
+	if !ok {
+		if runtime.GOOS == "linux" {
+			t.Fatal("no VmHWM on Linux")
+		}
+		t.Skip("this platform reports no VmHWM")
+	}
+	if n < 32<<20 {
+		t.Fatalf("peak RSS %d bytes, want at least 32 MiB", n)
+	}
+}

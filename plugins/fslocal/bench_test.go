@@ -1,7 +1,6 @@
 package fslocal
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,11 +9,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis/internal/peakrss"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -23,29 +22,12 @@ import (
 // shows that streaming holds a fixed buffer, not the file. The page cache
 // is not part of it. The 512 MiB stream runs only with GORDIS_BIG_BENCH=1.
 
-func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+func resetPeakRSS() { peakrss.Reset() }
 
 func reportPeakRSS(b *testing.B) {
-	if peak, ok := peakRSS(); ok {
+	if peak, ok := peakrss.Self(); ok {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 	}
-}
-
-// peakRSS is the process's resident high-water mark in bytes (VmHWM).
-func peakRSS() (int64, bool) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if kb, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
-			return n << 10, err == nil
-		}
-	}
-	return 0, false
 }
 
 // textFile writes size bytes of 80-byte lines of UTF-8 text, repeating a

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis/internal/peakrss"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -87,7 +88,7 @@ func TestHugeFileMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 1 GiB file")
 	}
-	if _, ok := peakRSS(); !ok {
+	if _, ok := peakrss.Self(); !ok {
 		t.Skip("no VmHWM in /proc/self/status to measure a child's peak RSS")
 	}
 	_, root := fixture(t)
@@ -165,7 +166,7 @@ func runHugeChild(t *testing.T, name string) {
 	if err := call.run(context.Background(), f, mustResolve(t, f, path)); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	peak, ok := peakRSS()
+	peak, ok := peakrss.Self()
 	if !ok {
 		t.Fatal("no VmHWM in /proc/self/status")
 	}

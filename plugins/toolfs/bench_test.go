@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis/internal/peakrss"
 	"github.com/gordis-run/gordis/plugins/toolfs"
 )
 
@@ -209,7 +210,7 @@ func TestReadPeakMemory(t *testing.T) {
 	}
 	var kib int
 	for _, line := range strings.Split(string(out), "\n") {
-		if _, err := fmt.Sscanf(strings.TrimSpace(line), "VmHWM: %d kB", &kib); err == nil {
+		if _, err := fmt.Sscanf(strings.TrimSpace(line), "peak RSS: %d KiB", &kib); err == nil {
 			break
 		}
 	}
@@ -236,13 +237,9 @@ func peakChild(t *testing.T, path string) {
 			t.Fatal(r.Text)
 		}
 	}
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
+	peak, ok := peakrss.Self()
+	if !ok {
+		t.Fatal("no VmHWM in /proc/self/status")
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			fmt.Println(line)
-		}
-	}
+	fmt.Printf("peak RSS: %d KiB\n", peak>>10)
 }
