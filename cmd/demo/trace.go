@@ -27,7 +27,8 @@ func startTrace(d *gordis.Deployment, path string) (func() error, error) {
 		line := traceLine{Time: n.Time.UTC().Format(time.RFC3339Nano), Event: n.Event, Args: n.Args}
 		mu.Lock()
 		defer mu.Unlock()
-		if err := enc.Encode(line); err != nil {
+		err := enc.Encode(line)
+		if err != nil {
 			// No JSON form (a func, a cycle...): keep the event, as text.
 			line.Args, line.Text = nil, fmt.Sprintf("%+v", n.Args)
 			err = enc.Encode(line)
