@@ -77,17 +77,23 @@ func (p *policy) observe(o fs.Observation) error {
 	if !ok {
 		files = make(map[string]fs.Version)
 		p.seen[s] = files
-		go p.forgetWhenDone(s)
+		if done := s.Done(); done != nil {
+			go p.forgetWhenDone(s, done)
+		}
 	}
 	files[o.Target.Key] = o.Version
 	return nil
 }
 
-// forgetWhenDone drops a session's record when the session ends, so a
-// long-running host does not accumulate the state of finished sessions.
-func (p *policy) forgetWhenDone(s registry.Session) {
+// forgetWhenDone drops a session's record when done closes, so a
+// long-running host does not accumulate the state of finished sessions. A
+// session whose Done is nil never ends: nothing waits for it, and its record
+// stays until the policy is disposed, because dropping it earlier would
+// refuse the live session's next edit. A host that starts sessions without
+// end must supply a Done that closes, or its memory grows with them.
+func (p *policy) forgetWhenDone(s registry.Session, done <-chan struct{}) {
 	select {
-	case <-s.Done():
+	case <-done:
 		p.mu.Lock()
 		delete(p.seen, s)
 		p.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	goruntime "runtime"
 	"sync"
 	"testing"
 	"time"
@@ -215,5 +216,32 @@ func TestPluginSlotAndDisposal(t *testing.T) {
 	plug(t, root)
 	if w, _ := fs.WriteIntentEvent.Run(root, req, none); w.Kind != fs.CreateIfAbsent {
 		t.Fatalf("state survived disposal: %+v", w)
+	}
+}
+
+// endless is a session that never ends: its Done is nil.
+type endless struct{ id int }
+
+func (*endless) ID() string            { return "e" }
+func (*endless) Cwd() string           { return "" }
+func (*endless) Done() <-chan struct{} { return nil }
+
+// A session whose Done is nil cannot end, so nothing may wait for it: 10,000
+// such sessions cost no goroutine. Their records stay until disposal.
+func TestEndlessSessionsCostNoGoroutine(t *testing.T) {
+	p := newPolicy()
+	defer p.close()
+	const sessions = 10000
+	before := goruntime.NumGoroutine()
+	for i := range sessions {
+		p.observe(fs.Observation{Target: target, Version: "v1", Actor: actor(&endless{i})})
+	}
+	after := goruntime.NumGoroutine()
+	t.Logf("goroutines: %d before, %d after %d sessions with a nil Done", before, after, sessions)
+	if after > before+5 {
+		t.Fatalf("goroutines grew from %d to %d over %d sessions with a nil Done", before, after, sessions)
+	}
+	if n := len(p.seen); n != sessions {
+		t.Fatalf("%d owners recorded, want %d", n, sessions)
 	}
 }
