@@ -24,7 +24,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,12 +125,18 @@ func child(args []string, stdout io.Writer) error {
 	return err
 }
 
-// sizes are the workloads' sizes.
+// sizes are the workloads' sizes, and the real tree the searches copy.
 type sizes struct {
 	readMiB, editMiB int
 	listEntries      int
 	writeMiB         []int
+	src              string
+	treeFiles        int
+	grepMiB          int
 }
+
+// tools are the tools with workloads, in the table's order.
+var tools = []string{"read", "list", "edit", "write", "glob", "grep"}
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fl := flag.NewFlagSet("benchtools", flag.ContinueOnError)
@@ -135,13 +145,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fl.SetOutput(io.Discard)
 	fl.Usage = func() {}
 	runs := fl.Int("runs", 5, "measure each workload and floor `N` times")
-	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes, 1 run")
+	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes,\nGOROOT/src/go searched, 2,000 synthetic files, a 4 MiB grep, 1 run")
+	only := fl.String("only", "", "run only the workloads of these `TOOLS`, comma-separated (default: all of "+strings.Join(tools, ",")+")")
 	dir := fl.String("dir", "", "create the temporary directory under `DIR` (default: the system's)")
 	var sz sizes
 	fl.IntVar(&sz.readMiB, "read-mib", 512, "size of the file read, head and tail, in `MiB`")
 	fl.IntVar(&sz.listEntries, "list-entries", 10100, "`N` entries in the directory listed")
 	fl.IntVar(&sz.editMiB, "edit-mib", 10, "size of the file one line of which is edited, in `MiB`")
 	writes := fl.String("write-mib", "8,64", "sizes of the new files written, in `MiB`, comma-separated")
+	fl.StringVar(&sz.src, "src", "", "glob and grep search a copy of `DIR` (default: $(go env GOROOT)/src)")
+	fl.IntVar(&sz.treeFiles, "tree-files", 100000, "`N` small files, 100 a directory, in the synthetic tree searched")
+	fl.IntVar(&sz.grepMiB, "grep-mib", 1024, "size of the one file grep searches, in `MiB`")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -154,8 +168,18 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if fl.NArg() > 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", fl.Arg(0))}
 	}
+	want := func(string) bool { return true }
+	if *only != "" {
+		selected := strings.Split(*only, ",")
+		for _, t := range selected {
+			if !slices.Contains(tools, t) {
+				return &usageError{fmt.Sprintf("-only: %q is not one of %s", t, strings.Join(tools, ","))}
+			}
+		}
+		want = func(tool string) bool { return slices.Contains(selected, tool) }
+	}
 	if *quick {
-		sz = sizes{readMiB: 16, listEntries: 1010, editMiB: 1, writeMiB: []int{1, 4}}
+		sz = sizes{readMiB: 16, listEntries: 1010, editMiB: 1, writeMiB: []int{1, 4}, src: sz.src, treeFiles: 2000, grepMiB: 4}
 		*runs = 1
 	} else {
 		for _, f := range strings.Split(*writes, ",") {
@@ -166,7 +190,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			sz.writeMiB = append(sz.writeMiB, n)
 		}
 	}
-	if *runs < 1 || sz.readMiB < 1 || sz.editMiB < 1 || sz.listEntries < 1 {
+	if *runs < 1 || sz.readMiB < 1 || sz.editMiB < 1 || sz.listEntries < 1 || sz.treeFiles < 1 || sz.grepMiB < 1 {
 		return &usageError{"-runs and every size must be at least 1"}
 	}
 	self, err := os.Executable()
@@ -180,9 +204,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer os.RemoveAll(tmp)
 
 	fmt.Fprintf(stdout, "preparing files in %s (removed at the end)...\n", tmp)
-	workloads, err := prepare(tmp, sz)
+	workloads, err := prepare(tmp, sz, want)
 	if err != nil {
 		return err
+	}
+	if want("glob") || want("grep") {
+		searches, err := searchWorkloads(ctx, tmp, sz, *quick, want, stdout)
+		if err != nil {
+			return err
+		}
+		workloads = append(workloads, searches...)
 	}
 	fmt.Fprintf(stdout, "%s; %d runs each\n\n", machine(), *runs)
 	var results []result
@@ -190,11 +221,54 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r, err := measure(ctx, self, tmp, w, *runs)
+		r, err := measure(ctx, self, w, *runs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
 		results = append(results, r)
 	}
 	return printTable(stdout, results)
+}
+
+// searchWorkloads prepares the search workloads in dir: it finds rg and
+// node, saying which floors are left out, builds demo for the replay
+// rows, and finds the real tree when -src is not given.
+func searchWorkloads(ctx context.Context, dir string, sz sizes, quick bool, want func(string) bool, stdout io.Writer) ([]workload, error) {
+	env := searchEnv{jobs: runtime.GOMAXPROCS(0)}
+	for _, c := range []struct {
+		path          *string
+		name, without string
+	}{
+		{&env.rg, "rg", "the search workloads have no floor (Debian package ripgrep)"},
+		{&env.node, "node", "no floor stands for upstream's cost (rg then a Node parse)"},
+	} {
+		if path, err := exec.LookPath(c.name); err == nil {
+			*c.path = path
+		} else {
+			fmt.Fprintf(stdout, "%s not found: %s\n", c.name, c.without)
+		}
+	}
+	if env.rg != "" {
+		version, err := exec.CommandContext(ctx, env.rg, "--version").Output()
+		if err != nil {
+			return nil, fmt.Errorf("rg --version: %w", err)
+		}
+		first, _, _ := strings.Cut(string(version), "\n")
+		fmt.Fprintf(stdout, "%s, with --threads=%d: the child's GOMAXPROCS\n", first, env.jobs)
+	}
+	if sz.src == "" {
+		goroot, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+		if err != nil {
+			return nil, fmt.Errorf("go env GOROOT: %w", err)
+		}
+		sz.src = filepath.Join(strings.TrimSpace(string(goroot)), "src")
+		if quick {
+			sz.src = filepath.Join(sz.src, "go")
+		}
+	}
+	var err error
+	if env.demo, err = buildDemo(ctx, dir); err != nil {
+		return nil, err
+	}
+	return prepareSearch(dir, sz, want, env)
 }

@@ -24,32 +24,46 @@ type sample struct {
 }
 
 type result struct {
-	w            workload
-	calls, floor []sample
+	w     workload
+	calls []sample
+	// floors holds the samples of each of w.floors.
+	floors [][]sample
 }
 
-// measure runs the workload's call and its floor runs times each,
-// alternately, so that both see the same machine. The floor runs once
-// first, unmeasured: it brings the files into the page cache for both.
-func measure(ctx context.Context, self, workspace string, w workload, runs int) (result, error) {
-	r := result{w: w}
-	if _, err := runFloor(ctx, w); err != nil {
+// measure runs the workload's call and its floors runs times each,
+// alternately, so that all see the same machine. One floor (the call
+// when there is none) runs once first, unmeasured: it brings the files
+// into the page cache for all.
+func measure(ctx context.Context, self string, w workload, runs int) (result, error) {
+	r := result{w: w, floors: make([][]sample, len(w.floors))}
+	call := func() (sample, error) { return runReplay(ctx, w) }
+	if w.replay == "" {
+		args := []string{childFlag, w.workspace, w.tool, w.argsFile}
+		if w.readFirst != "" {
+			args = append(args, w.readFirst)
+		}
+		call = func() (sample, error) { return runChild(ctx, self, args, w.reset) }
+	}
+	warm := call
+	if len(w.floors) > 0 {
+		warm = func() (sample, error) { return runFloor(ctx, w, w.floors[0]) }
+	}
+	if _, err := warm(); err != nil {
 		return r, err
 	}
-	args := []string{childFlag, workspace, w.tool, w.argsFile}
-	if w.readFirst != "" {
-		args = append(args, w.readFirst)
-	}
 	for range runs {
-		s, err := runChild(ctx, self, args, w.reset)
+		s, err := call()
 		if err != nil {
 			return r, err
 		}
-		f, err := runFloor(ctx, w)
-		if err != nil {
-			return r, err
+		r.calls = append(r.calls, s)
+		for i, f := range w.floors {
+			s, err := runFloor(ctx, w, f)
+			if err != nil {
+				return r, err
+			}
+			r.floors[i] = append(r.floors[i], s)
 		}
-		r.calls, r.floor = append(r.calls, s), append(r.floor, f)
 	}
 	return r, nil
 }
@@ -81,9 +95,15 @@ func runChild(ctx context.Context, self string, args []string, reset func() erro
 // last line of stderr is "peakRSS=KiB".
 const timeCommand = "/usr/bin/time"
 
-// runFloor runs the floor command, through GNU time when there is one.
-func runFloor(ctx context.Context, w workload) (sample, error) {
-	argv := w.floor
+// runFloor runs the floor f of w in w's workspace; what it prints is read
+// and dropped, as a caller would read it.
+func runFloor(ctx context.Context, w workload, f floor) (sample, error) {
+	return runCommand(ctx, f.argv, w.workspace, w.reset, io.Discard)
+}
+
+// runCommand runs argv in dir, through GNU time when there is one,
+// writing its output to stdout.
+func runCommand(ctx context.Context, argv []string, dir string, reset func() error, stdout io.Writer) (sample, error) {
 	_, err := os.Stat(timeCommand)
 	viaTime := err == nil
 	if viaTime {
@@ -91,8 +111,8 @@ func runFloor(ctx context.Context, w workload) (sample, error) {
 	}
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stderr = &stderr
-	s, err := timed(cmd, w.reset)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, stdout, &stderr
+	s, err := timed(cmd, reset)
 	if err != nil {
 		return s, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
@@ -149,37 +169,80 @@ func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
 }
 
-func maxRSS(samples []sample) string {
+// peakOf is the largest peak RSS of samples, 0 where the platform does
+// not say.
+func peakOf(samples []sample) int64 {
 	var peak int64
 	for _, s := range samples {
 		peak = max(peak, s.peakRSS)
 	}
-	if peak == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(float64(peak)/(1<<20), 'f', 1, 64)
+	return peak
 }
 
+func mib(bytes int64) string {
+	if bytes == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(bytes)/(1<<20), 'f', 1, 64)
+}
+
+// ratio is a/b as the table shows it.
+func ratio(a, b time.Duration) string {
+	return fmt.Sprintf("%.2fx", float64(a)/float64(b))
+}
+
+// printTable prints a row for each workload and its first floor, then a
+// row for each further floor, with the call's cells left empty.
 func printTable(w io.Writer, results []result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tcall ms\tprocess ms\tpeak RSS MiB\tfloor\tfloor ms\tfloor RSS MiB\tcall/floor\tprocess/floor\t")
+	process := func(s sample) time.Duration { return s.process }
 	for _, r := range results {
 		call := statsOf(r.calls, func(s sample) time.Duration { return s.call })
-		proc := statsOf(r.calls, func(s sample) time.Duration { return s.process })
-		floor := statsOf(r.floor, func(s sample) time.Duration { return s.process })
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%.2fx\t\n", r.w.name, call, proc, maxRSS(r.calls),
-			r.w.floorName, floor, maxRSS(r.floor), float64(call.median)/float64(floor.median), float64(proc.median)/float64(floor.median))
+		proc := statsOf(r.calls, process)
+		callCell := call.String()
+		if r.w.replay != "" {
+			callCell = "-"
+		}
+		peak := peakOf(r.calls)
+		rss := mib(peak)
+		if r.w.maxRSS > 0 && peak > r.w.maxRSS {
+			rss += fmt.Sprintf(" OVER %d", r.w.maxRSS>>20)
+		}
+		row := []string{r.w.name, callCell, proc.String(), rss}
+		if len(r.w.floors) == 0 {
+			row = append(row, "-", "-", "-", "-", "-")
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		}
+		for i, f := range r.w.floors {
+			floor := statsOf(r.floors[i], process)
+			callRatio := "-"
+			if r.w.replay == "" {
+				callRatio = ratio(call.median, floor.median)
+			}
+			row = append(row, f.name, floor.String(), mib(peakOf(r.floors[i])), callRatio, ratio(proc.median, floor.median))
+			fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+			row = []string{"", "", "", ""}
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\ncall: the registry.Execute of the tool, as the child times it; process: the child's\nwhole life (start, gordis.Build, reading the arguments, the call, teardown); ms are\nmedian (min–max); ratios are of medians. Peak RSS is the largest over the runs: the\nchild's own VmHWM, a floor's from GNU time (else from wait4, which on Linux counts the\nharness's own memory too).")
+	_, err := fmt.Fprintln(w, `
+call: the registry.Execute of the tool, as the child times it; process: the child's
+whole life (start, gordis.Build, reading the arguments, the call, teardown); a
+"(demo replay)" row runs the same call as the one line of a built demo replay, and
+process is that whole command. ms are median (min–max); ratios are of medians; a
+workload's further floors are on the rows below it. Peak RSS is the largest over the
+runs: the child's own VmHWM, a floor's and demo replay's from GNU time (else from
+wait4, which on Linux counts the harness's own memory too). OVER N: above the N MiB
+the workload must stay under.`)
 	return err
 }
 
 // machine describes where the run happens, with the load when known.
 func machine() string {
-	s := fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	s := fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		s += ", load " + strings.Join(strings.Fields(string(load))[:3], " ")
 	}

@@ -11,97 +11,121 @@ import (
 	"strings"
 )
 
-// A workload is one tool call in a fresh process and its floor: the
-// standard command that does the same I/O.
+// A workload is one tool call in a fresh process and its floors: the
+// standard commands that do the same I/O.
 type workload struct {
 	name string
+	// workspace is the deployment's workspace, and the floors' working
+	// directory.
+	workspace string
 	// tool and argsFile make the call; readFirst, when set, is read first
 	// in the same session (the policy wants it before an edit).
 	tool, argsFile, readFirst string
-	// floor is the command line of the floor, and floorName how the table
-	// shows it.
-	floor     []string
-	floorName string
+	// replay, when set, is a built demo binary: the call runs as the one
+	// line of `demo replay` in argsFile, and only the whole process is
+	// timed, as a user running it sees it.
+	replay string
+	// floors are the commands the call is compared with; none when the
+	// command is missing here.
+	floors []floor
+	// maxRSS, when set, is the peak RSS the call must stay under; the
+	// table marks a call above it.
+	maxRSS int64
 	// reset, when set, runs before every call and every floor, outside the
 	// timing: it puts back the files the previous one changed.
 	reset func() error
+}
+
+// A floor is a command line and how the table shows it.
+type floor struct {
+	name string
+	argv []string
 }
 
 // lineLen is the length of every generated line, newline included, so
 // that a file of n bytes has n/lineLen lines.
 const lineLen = 64
 
-// prepare creates the files and argument files of every workload in dir.
-func prepare(dir string, sz sizes) ([]workload, error) {
+// prepare creates, in dir, the files and argument files of the file
+// tools' workloads that want selects (prepareSearch does glob's and
+// grep's).
+func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, error) {
 	var ws []workload
 	add := func(w workload, err error) error {
 		ws = append(ws, w)
 		return err
 	}
 
-	big := filepath.Join(dir, "big.txt")
-	if err := writeLines(big, int64(sz.readMiB)<<20); err != nil {
-		return nil, err
+	if want("read") {
+		big := filepath.Join(dir, "big.txt")
+		if err := writeLines(big, int64(sz.readMiB)<<20); err != nil {
+			return nil, err
+		}
+		lines := (int64(sz.readMiB) << 20) / lineLen
+		wc := floor{"wc -l", []string{"wc", "-l", big}}
+		for _, r := range []struct {
+			name string
+			args map[string]any
+		}{
+			{fmt.Sprintf("read head %d MiB", sz.readMiB), map[string]any{"file_path": big}},
+			{fmt.Sprintf("read tail %d MiB", sz.readMiB), map[string]any{"file_path": big, "offset": lines - 99}},
+		} {
+			if err := add(callOf(dir, r.name, "read", r.args, wc)); err != nil {
+				return nil, err
+			}
+		}
 	}
-	lines := (int64(sz.readMiB) << 20) / lineLen
-	wc := []string{"wc", "-l", big}
-	for _, r := range []struct {
-		name string
-		args map[string]any
-	}{
-		{fmt.Sprintf("read head %d MiB", sz.readMiB), map[string]any{"file_path": big}},
-		{fmt.Sprintf("read tail %d MiB", sz.readMiB), map[string]any{"file_path": big, "offset": lines - 99}},
-	} {
-		if err := add(callOf(dir, r.name, "read", r.args, wc, "wc -l")); err != nil {
+
+	if want("list") {
+		listed := filepath.Join(dir, "listed")
+		if err := makeEntries(listed, sz.listEntries); err != nil {
+			return nil, err
+		}
+		if err := add(callOf(dir, fmt.Sprintf("list %d entries", sz.listEntries), "list", map[string]any{"path": listed}, floor{"ls -f", []string{"ls", "-f", listed}})); err != nil {
 			return nil, err
 		}
 	}
 
-	listed := filepath.Join(dir, "listed")
-	if err := makeEntries(listed, sz.listEntries); err != nil {
-		return nil, err
-	}
-	if err := add(callOf(dir, fmt.Sprintf("list %d entries", sz.listEntries), "list", map[string]any{"path": listed}, []string{"ls", "-f", listed}, "ls -f")); err != nil {
-		return nil, err
-	}
-
-	// The edit changes one line in the middle of its file; reset restores
-	// the file from a pristine copy before each run.
-	pristine, edited := filepath.Join(dir, "edit.orig"), filepath.Join(dir, "edit.txt")
-	if err := writeLines(pristine, int64(sz.editMiB)<<20); err != nil {
-		return nil, err
-	}
-	mid := string(appendLine(nil, (int64(sz.editMiB)<<20)/lineLen/2))
-	copyDst := filepath.Join(dir, "edit.copy")
-	w, err := callOf(dir, fmt.Sprintf("edit 1 line of %d MiB", sz.editMiB), "edit",
-		map[string]any{"file_path": edited, "old_string": mid[:lineLen-1], "new_string": "edited"},
-		[]string{"sh", "-c", `cp "$1" "$2" && sync "$2" && mv "$2" "$1"`, "sh", edited, copyDst}, "cp + sync + mv")
-	w.readFirst = edited
-	w.reset = func() error { return copyFile(pristine, edited) }
-	if err := add(w, err); err != nil {
-		return nil, err
-	}
-
-	for _, n := range sz.writeMiB {
-		target := filepath.Join(dir, fmt.Sprintf("new-%d.txt", n))
-		argsFile := filepath.Join(dir, fmt.Sprintf("args-write-%d.json", n))
-		err := writeArgs(argsFile, target, int64(n)<<20)
-		ws = append(ws, workload{
-			name: fmt.Sprintf("write %d MiB new file", n), tool: "write", argsFile: argsFile,
-			floor:     []string{"dd", "if=/dev/zero", "of=" + target, "bs=1M", "count=" + strconv.Itoa(n), "conv=fsync", "status=none"},
-			floorName: "dd conv=fsync",
-			reset:     func() error { return removeIfExists(target) },
-		})
-		if err != nil {
+	if want("edit") {
+		// The edit changes one line in the middle of its file; reset
+		// restores the file from a pristine copy before each run.
+		pristine, edited := filepath.Join(dir, "edit.orig"), filepath.Join(dir, "edit.txt")
+		if err := writeLines(pristine, int64(sz.editMiB)<<20); err != nil {
 			return nil, err
+		}
+		mid := string(appendLine(nil, (int64(sz.editMiB)<<20)/lineLen/2))
+		copyDst := filepath.Join(dir, "edit.copy")
+		w, err := callOf(dir, fmt.Sprintf("edit 1 line of %d MiB", sz.editMiB), "edit",
+			map[string]any{"file_path": edited, "old_string": mid[:lineLen-1], "new_string": "edited"},
+			floor{"cp + sync + mv", []string{"sh", "-c", `cp "$1" "$2" && sync "$2" && mv "$2" "$1"`, "sh", edited, copyDst}})
+		w.readFirst = edited
+		w.reset = func() error { return copyFile(pristine, edited) }
+		if err := add(w, err); err != nil {
+			return nil, err
+		}
+	}
+
+	if want("write") {
+		for _, n := range sz.writeMiB {
+			target := filepath.Join(dir, fmt.Sprintf("new-%d.txt", n))
+			argsFile := filepath.Join(dir, fmt.Sprintf("args-write-%d.json", n))
+			err := writeArgs(argsFile, target, int64(n)<<20)
+			ws = append(ws, workload{
+				name: fmt.Sprintf("write %d MiB new file", n), workspace: dir, tool: "write", argsFile: argsFile,
+				floors: []floor{{"dd conv=fsync", []string{"dd", "if=/dev/zero", "of=" + target, "bs=1M", "count=" + strconv.Itoa(n), "conv=fsync", "status=none"}}},
+				reset:  func() error { return removeIfExists(target) },
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	return ws, nil
 }
 
 // callOf writes the arguments of a call to a file of dir and returns its
-// workload.
-func callOf(dir, name, tool string, args map[string]any, floor []string, floorName string) (workload, error) {
+// workload, in the workspace dir.
+func callOf(dir, name, tool string, args map[string]any, floors ...floor) (workload, error) {
 	f, err := os.CreateTemp(dir, "args-*.json")
 	if err != nil {
 		return workload{}, err
@@ -110,7 +134,7 @@ func callOf(dir, name, tool string, args map[string]any, floor []string, floorNa
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return workload{name: name, tool: tool, argsFile: f.Name(), floor: floor, floorName: floorName}, err
+	return workload{name: name, workspace: dir, tool: tool, argsFile: f.Name(), floors: floors}, err
 }
 
 // padding fills a generated line after its number.
@@ -130,15 +154,21 @@ func appendLine(b []byte, i int64) []byte {
 	return append(b, '\n')
 }
 
-// writeLines creates path with size bytes of numbered lines.
-func writeLines(path string, size int64) error {
+// writeLines creates path with size bytes of numbered lines, the marked
+// ones replaced by matchLine.
+func writeLines(path string, size int64, marked ...int64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	buf := make([]byte, 0, 1<<20)
 	for i := int64(0); i < size/lineLen; i++ {
-		if buf = appendLine(buf, i); len(buf) > cap(buf)-lineLen {
+		if slices.Contains(marked, i) {
+			buf = append(buf, matchLine...)
+		} else {
+			buf = appendLine(buf, i)
+		}
+		if len(buf) > cap(buf)-lineLen {
 			if _, err := f.Write(buf); err != nil {
 				f.Close()
 				return err
