@@ -1,0 +1,272 @@
+package rustregex
+
+import (
+	"bytes"
+	"errors"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Matcher answers, for one line or a buffer of lines, whether rg's reading
+// of the pattern matches. It is safe for concurrent use.
+type Matcher struct {
+	re *regexp.Regexp // (?m) translation; never matches '\n'
+
+	// A literal that every match contains, searched for before the regexp
+	// runs. exact means a line holds a match exactly when it holds lit.
+	lit   []byte
+	fold  bool // lit is lower-case ASCII compared without case
+	exact bool
+}
+
+// Compile reads pattern as ripgrep does (Rust regex syntax, case-sensitive,
+// Unicode classes, no multiline) and returns a matcher that never matches
+// across or including a '\n'. A refusal is ErrLiteralNewline or a
+// *SyntaxError.
+func Compile(pattern string) (*Matcher, error) {
+	if strings.Contains(pattern, "\n") {
+		return nil, ErrLiteralNewline
+	}
+	tree, serr := parse(pattern)
+	if serr != nil {
+		return nil, serr
+	}
+	if err := banNewline(tree); err != nil {
+		return nil, err
+	}
+	var e emitter
+	e.emit(tree, true, true)
+	if e.err != nil {
+		e.err.Pattern = pattern
+		return nil, e.err
+	}
+	expr := "(?m)" + e.b.String()
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, goError(pattern, err)
+	}
+	m := &Matcher{re: re}
+	if goTree, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		m.chooseLiteral(goTree)
+	}
+	return m, nil
+}
+
+// goError turns Go's refusal of a translation (its limits are smaller than
+// Rust's) into a SyntaxError over the whole pattern.
+func goError(pattern string, err error) *SyntaxError {
+	reason := "pattern cannot be translated for this search: " + err.Error()
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case syntax.ErrInvalidRepeatSize:
+			reason = reasonRepeatTooBig
+		case syntax.ErrLarge, syntax.ErrNestingDepth:
+			reason = "pattern is too large for this search"
+		}
+	}
+	return &SyntaxError{Pattern: pattern, Reason: reason, start: 3, end: 3 + utf8.RuneCountInString(pattern)}
+}
+
+// Match reports whether line (one line, without its '\n' terminator; it
+// may contain '\r') holds a match.
+func (m *Matcher) Match(line []byte) bool {
+	if m.exact {
+		return m.index(line) >= 0
+	}
+	return m.re.Match(line)
+}
+
+// FindLine returns the bounds [start,end) of the first line of text that
+// holds a match, without its '\n'; text is a run of whole lines separated
+// by '\n' (the last one may lack it). It returns -1, -1 when none does.
+func (m *Matcher) FindLine(text []byte) (start, end int) {
+	if len(text) == 0 {
+		return -1, -1
+	}
+	if text[len(text)-1] == '\n' {
+		text = text[:len(text)-1] // no line starts after the last terminator
+	}
+	if m.lit != nil {
+		return m.scan(text)
+	}
+	if !m.re.Match(text) {
+		return -1, -1
+	}
+	// A match lies within one line, so halve the buffer at a line break
+	// until one line is left: no allocation, and the regexp runs over at
+	// most about twice the bytes before the first match.
+	lo, hi := 0, len(text)
+	for {
+		mid := lo + (hi-lo)/2
+		nl := bytes.IndexByte(text[mid:hi], '\n')
+		if nl >= 0 {
+			nl += mid
+		} else if nl = bytes.LastIndexByte(text[lo:mid], '\n'); nl >= 0 {
+			nl += lo
+		} else {
+			return lo, hi
+		}
+		if m.re.Match(text[lo:nl]) {
+			hi = nl
+		} else {
+			lo = nl + 1
+		}
+	}
+}
+
+// scan finds the literal, then checks the line around each hit.
+func (m *Matcher) scan(text []byte) (int, int) {
+	for pos := 0; pos <= len(text); {
+		i := m.index(text[pos:])
+		if i < 0 {
+			return -1, -1
+		}
+		hit := pos + i
+		start := bytes.LastIndexByte(text[:hit], '\n') + 1
+		end := bytes.IndexByte(text[hit:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += hit
+		}
+		if m.exact || m.re.Match(text[start:end]) {
+			return start, end
+		}
+		pos = end + 1
+	}
+	return -1, -1
+}
+
+func (m *Matcher) index(text []byte) int {
+	if !m.fold {
+		return bytes.Index(text, m.lit)
+	}
+	return indexFold(text, m.lit)
+}
+
+// indexFold is bytes.Index ignoring ASCII case; lit is lower case.
+func indexFold(text, lit []byte) int {
+	lo, up := lit[0], lit[0]
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := -2, -2 // -2: not searched yet, -1: none left
+	for pos := 0; pos+len(lit) <= len(text); {
+		if nextLo != -1 && nextLo < pos {
+			nextLo = indexByteFrom(text, lo, pos)
+		}
+		if up != lo && nextUp != -1 && nextUp < pos {
+			nextUp = indexByteFrom(text, up, pos)
+		}
+		c := nextLo
+		if up != lo && (c < 0 || nextUp >= 0 && nextUp < c) {
+			c = nextUp
+		}
+		if c < 0 || c+len(lit) > len(text) {
+			return -1
+		}
+		if equalFold(text[c+1:c+len(lit)], lit[1:]) {
+			return c
+		}
+		pos = c + 1
+	}
+	return -1
+}
+
+func indexByteFrom(text []byte, b byte, from int) int {
+	if i := bytes.IndexByte(text[from:], b); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+func equalFold(s, lower []byte) bool {
+	for i, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// chooseLiteral picks the longest literal every match must contain: a
+// case-sensitive one if there is any, else an ASCII one under (?i) whose
+// letters fold only within ASCII (so not k or s, which fold to K and ſ).
+func (m *Matcher) chooseLiteral(tree *syntax.Regexp) {
+	var best, bestFold []rune
+	required(tree, func(lit []rune, fold bool) {
+		if !fold {
+			if len(string(lit)) > len(string(best)) {
+				best = lit
+			}
+			return
+		}
+		for _, run := range asciiFoldRuns(lit) {
+			if len(run) > len(bestFold) {
+				bestFold = run
+			}
+		}
+	})
+	whole := tree.Op == syntax.OpLiteral
+	switch {
+	case len(best) > 0:
+		m.lit = []byte(string(best))
+		m.exact = whole && tree.Flags&syntax.FoldCase == 0
+	case len(bestFold) > 1:
+		m.lit, m.fold = []byte(strings.ToLower(string(bestFold))), true
+		m.exact = whole && len(bestFold) == len(tree.Rune)
+	}
+}
+
+// required calls f with each literal that every match of re contains.
+func required(re *syntax.Regexp, f func(lit []rune, fold bool)) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		f(re.Rune, re.Flags&syntax.FoldCase != 0)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			required(s, f)
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		required(re.Sub[0], f)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			required(re.Sub[0], f)
+		}
+	}
+}
+
+// asciiFoldRuns splits a case-insensitive literal into the runs of code
+// points whose whole fold orbit is ASCII.
+func asciiFoldRuns(lit []rune) [][]rune {
+	var runs [][]rune
+	start := 0
+	for i := 0; i <= len(lit); i++ {
+		if i < len(lit) && asciiFold(lit[i]) {
+			continue
+		}
+		if i > start {
+			runs = append(runs, lit[start:i])
+		}
+		start = i + 1
+	}
+	return runs
+}
+
+func asciiFold(r rune) bool {
+	for o := unicode.SimpleFold(r); ; o = unicode.SimpleFold(o) {
+		if o >= utf8.RuneSelf {
+			return false
+		}
+		if o == r {
+			return r < utf8.RuneSelf
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package rustregex
+
+// raceEnabled is set by race_test.go under -race.
+var raceEnabled bool

@@ -1,0 +1,5 @@
+//go:build race
+
+package rustregex
+
+func init() { raceEnabled = true }

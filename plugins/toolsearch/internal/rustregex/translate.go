@@ -1,0 +1,602 @@
+package rustregex
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// banNewline applies rg's line terminator rule: a literal '\n', or a class
+// that holds nothing else, refuses the pattern (S-039); any other class
+// simply loses '\n', so the matcher can never match across lines.
+func banNewline(n *node) error {
+	switch n.op {
+	case opLit:
+		if n.r == '\n' {
+			return ErrLiteralNewline
+		}
+	case opClass:
+		if n.set.single('\n') {
+			return ErrLiteralNewline
+		}
+		n.set = n.set.minus(runeSet{'\n', '\n'})
+	case opConcat, opAlt:
+		for _, s := range n.subs {
+			if err := banNewline(s); err != nil {
+				return err
+			}
+		}
+	case opRepeat:
+		return banNewline(n.sub)
+	}
+	return nil
+}
+
+// What may stand on one side of an assertion: the line boundary, a non-word
+// character, a word character (Unicode \w). A bit set of them.
+const (
+	sB   uint8 = 1
+	sN   uint8 = 2
+	sW   uint8 = 4
+	sAll       = sB | sN | sW
+)
+
+var baseStates = []uint8{sB, sN, sW}
+
+// allowed reports whether assertion k holds between prev and next.
+func allowed(k assertKind, prev, next uint8) bool {
+	pw, nw := prev == sW, next == sW
+	switch k {
+	case aLineStart:
+		return prev == sB
+	case aLineEnd:
+		return next == sB
+	case aWord:
+		return pw != nw
+	case aNotWord:
+		return pw == nw
+	case aWordStart:
+		return !pw && nw
+	case aWordEnd:
+		return pw && !nw
+	case aStartHalf:
+		return !pw
+	}
+	return !nw // aEndHalf
+}
+
+// side is what is known about the character on one side of an assertion.
+type side struct {
+	states uint8
+	set    runeSet // the possible characters, when states has no sB
+}
+
+var unknownSide = side{states: sAll}
+
+func classify(s runeSet) side {
+	if len(s) == 0 {
+		return unknownSide
+	}
+	w := loadTables().word
+	var st uint8
+	if !s.disjoint(w) {
+		st |= sW
+	}
+	if !s.subsetOf(w) {
+		st |= sN
+	}
+	return side{states: st, set: s}
+}
+
+// edge is the side an element shows at its first (or last) character;
+// unknownSide when it may match the empty string or is too complex.
+func edge(n *node, first bool) side {
+	switch n.op {
+	case opLit:
+		if n.fold {
+			return classify(foldOrbit(n.r))
+		}
+		return classify(runeSet{n.r, n.r})
+	case opClass:
+		return classify(n.set)
+	case opConcat:
+		for i := range n.subs {
+			s := n.subs[i]
+			if !first {
+				s = n.subs[len(n.subs)-1-i]
+			}
+			if s.op != opAssert && s.op != opEmpty {
+				return edge(s, first)
+			}
+		}
+	case opAlt:
+		var u runeSet
+		for _, s := range n.subs {
+			e := edge(s, first)
+			if e.states&sB != 0 {
+				return unknownSide
+			}
+			u = u.union(e.set)
+		}
+		return classify(u)
+	case opRepeat:
+		if n.min >= 1 {
+			return edge(n.sub, first)
+		}
+	}
+	return unknownSide
+}
+
+// goWord is how Go's ASCII \b sees a one-state side: as a word character or
+// not; ok is false when it would see some of its characters each way.
+func goWord(s side) (word, ok bool) {
+	switch s.states {
+	case sB, sN:
+		return false, true
+	case sW:
+		aw := loadTables().asciiWord
+		if s.set.subsetOf(aw) {
+			return true, true
+		}
+		return false, s.set.disjoint(aw)
+	}
+	return false, false
+}
+
+// goAssert writes "the other side is in S" as a Go assertion, given how Go
+// sees the known side (known is true for a word character). after is true
+// when the other side is the next character.
+func goAssert(S uint8, known, after bool) (string, bool) {
+	anchor := "^"
+	if after {
+		anchor = "$"
+	}
+	switch S {
+	case sAll:
+		return "", true
+	case 0:
+		return never, true
+	case sB:
+		return anchor, true
+	case sW:
+		if known {
+			return `\B`, true
+		}
+		return `\b`, true
+	case sB | sN:
+		if known {
+			return `\b`, true
+		}
+		return `\B`, true
+	}
+	return "", false
+}
+
+// never is a Go class that matches nothing.
+const never = `[^\x00-\x{10FFFF}]`
+
+// A consumed character standing for the outer side of a pattern-edge
+// assertion: the line boundary, a non-word character, or a word character
+// that Go's ASCII \b does (Wa) or does not (Wu) call a word character.
+type outer struct {
+	state  uint8
+	goWord bool
+	class  func(*tables) runeSet
+}
+
+var outers = []outer{
+	{sB, false, nil},
+	{sN, false, func(t *tables) runeSet { return t.word.union(runeSet{'\n', '\n'}).negate() }},
+	{sW, true, func(t *tables) runeSet { return t.asciiWord }},
+	{sW, false, func(t *tables) runeSet { return t.word.minus(t.asciiWord) }},
+}
+
+type emitter struct {
+	b   strings.Builder
+	err *SyntaxError
+}
+
+func (e *emitter) refuse(n *node, reason string) {
+	if e.err == nil {
+		e.err = &SyntaxError{Reason: reason, start: n.pos, end: max(n.end, n.pos+1)}
+	}
+}
+
+func (e *emitter) emit(n *node, atStart, atEnd bool) {
+	switch n.op {
+	case opLit:
+		e.lits([]*node{n})
+	case opClass:
+		e.class(n.set)
+	case opConcat:
+		e.concat(n.subs, atStart, atEnd)
+	case opAlt:
+		e.b.WriteString("(?:")
+		for i, s := range n.subs {
+			if i > 0 {
+				e.b.WriteByte('|')
+			}
+			e.emit(s, atStart, atEnd)
+		}
+		e.b.WriteByte(')')
+	case opRepeat:
+		e.b.WriteString("(?:")
+		e.emit(n.sub, false, false)
+		e.b.WriteByte(')')
+		switch {
+		case n.min == 0 && n.max < 0:
+			e.b.WriteByte('*')
+		case n.min == 1 && n.max < 0:
+			e.b.WriteByte('+')
+		case n.max < 0:
+			fmt.Fprintf(&e.b, "{%d,}", n.min)
+		case n.min == n.max:
+			fmt.Fprintf(&e.b, "{%d}", n.min)
+		default:
+			fmt.Fprintf(&e.b, "{%d,%d}", n.min, n.max)
+		}
+	case opAssert:
+		e.concat([]*node{n}, atStart, atEnd)
+	}
+}
+
+// concat writes a sequence. Word assertions at the very start (end) of the
+// pattern look at a character outside the match: they are written by
+// consuming that character instead, with a Unicode class, since a line
+// matches either way. Those between two elements are decided from the
+// elements' edge characters where that is possible.
+func (e *emitter) concat(all []*node, atStart, atEnd bool) {
+	var items []*node
+	for _, n := range all {
+		if n.op != opEmpty {
+			items = append(items, n)
+		}
+	}
+	isAssert := func(n *node) bool { return n.op == opAssert }
+	lead := 0
+	for atStart && lead < len(items) && isAssert(items[lead]) {
+		lead++
+	}
+	if atStart && atEnd && lead == len(items) && lead > 0 {
+		e.assertionsOnly(items)
+		return
+	}
+	trail := len(items)
+	for atEnd && trail > lead && isAssert(items[trail-1]) {
+		trail--
+	}
+	for i := lead; i < trail; i++ {
+		if n := items[i]; n.op == opAssert && n.kind != aLineStart && n.kind != aLineEnd {
+			narrow(items, i)
+		}
+	}
+	core := &node{op: opConcat, subs: items[lead:trail]}
+	if lead > 0 {
+		e.edgeRun(items[:lead], edge(core, true), true)
+	}
+	for i := lead; i < trail; i++ {
+		n := items[i]
+		switch {
+		case n.op == opLit && n.fold:
+			j := i
+			for j < trail && items[j].op == opLit && items[j].fold {
+				j++
+			}
+			e.lits(items[i:j])
+			i = j - 1
+		case n.op == opAssert && n.kind == aLineStart:
+			e.b.WriteByte('^')
+		case n.op == opAssert && n.kind == aLineEnd:
+			e.b.WriteByte('$')
+		case n.op == opAssert:
+			e.middle(items, i)
+		default:
+			e.emit(n, atStart && i == 0, atEnd && i == len(items)-1)
+		}
+	}
+	if trail < len(items) {
+		e.edgeRun(items[trail:], edge(core, false), false)
+	}
+}
+
+func (e *emitter) lits(ns []*node) {
+	if ns[0].fold {
+		e.b.WriteString("(?i:")
+	}
+	for _, n := range ns {
+		writeRune(&e.b, n.r)
+	}
+	if ns[0].fold {
+		e.b.WriteByte(')')
+	}
+}
+
+func writeRune(b *strings.Builder, r rune) {
+	if r < 0x80 && r > ' ' && r != 0x7F {
+		b.WriteString(regexp.QuoteMeta(string(r)))
+		return
+	}
+	fmt.Fprintf(b, `\x{%X}`, r)
+}
+
+func (e *emitter) class(s runeSet) {
+	if len(s) == 0 {
+		e.b.WriteString(never)
+		return
+	}
+	e.b.WriteByte('[')
+	if c := s.negate(); len(c) < len(s) {
+		e.b.WriteByte('^')
+		s = c
+	}
+	for i := 0; i < len(s); i += 2 {
+		writeRune(&e.b, s[i])
+		if s[i+1] != s[i] {
+			e.b.WriteByte('-')
+			writeRune(&e.b, s[i+1])
+		}
+	}
+	e.b.WriteByte(']')
+}
+
+// oneSide is the side next to items[i], looking backward (dir -1) or forward.
+func oneSide(items []*node, i, dir int) side {
+	for j := i + dir; j >= 0 && j < len(items); j += dir {
+		n := items[j]
+		if n.op != opAssert {
+			return edge(n, dir > 0)
+		}
+		if dir < 0 && n.kind == aLineStart || dir > 0 && n.kind == aLineEnd {
+			return side{states: sB}
+		}
+	}
+	return unknownSide
+}
+
+func eachState(mask uint8, f func(uint8)) {
+	for _, s := range baseStates {
+		if mask&s != 0 {
+			f(s)
+		}
+	}
+}
+
+// narrow resolves a word assertion between two elements when one side is
+// known and the other is a single character (a literal or a class): that
+// character's set loses the members the assertion rules out, exactly, and
+// the assertion becomes empty.
+func narrow(items []*node, i int) {
+	n := items[i]
+	prev, next := oneSide(items, i, -1), oneSide(items, i, 1)
+	for _, c := range []struct {
+		known side
+		j     int
+		after bool
+	}{{prev, i + 1, true}, {next, i - 1, false}} {
+		if c.j < 0 || c.j >= len(items) || c.known.states&(c.known.states-1) != 0 {
+			continue
+		}
+		m := items[c.j]
+		var chars runeSet
+		switch {
+		case m.op == opClass:
+			chars = m.set
+		case m.op == opLit && m.fold:
+			chars = foldOrbit(m.r)
+		case m.op == opLit:
+			chars = runeSet{m.r, m.r}
+		default:
+			continue
+		}
+		w := loadTables().word
+		var keep runeSet
+		for _, st := range []uint8{sN, sW} {
+			p, q := c.known.states, st
+			if !c.after {
+				p, q = st, c.known.states
+			}
+			if !allowed(n.kind, p, q) {
+				continue
+			}
+			if st == sW {
+				keep = keep.union(chars.intersect(w))
+			} else {
+				keep = keep.union(chars.minus(w))
+			}
+		}
+		*m = node{op: opClass, set: keep, pos: m.pos, end: m.end}
+		n.op = opEmpty
+		return
+	}
+}
+
+// middle writes a word assertion between two elements.
+func (e *emitter) middle(items []*node, i int) {
+	n := items[i]
+	prev, next := oneSide(items, i, -1), oneSide(items, i, 1)
+	yes, no := false, false
+	eachState(prev.states, func(p uint8) {
+		eachState(next.states, func(q uint8) {
+			if allowed(n.kind, p, q) {
+				yes = true
+			} else {
+				no = true
+			}
+		})
+	})
+	switch {
+	case !no:
+		return
+	case !yes:
+		e.b.WriteString(never)
+		return
+	}
+	for _, try := range []struct {
+		known side
+		after bool
+	}{{prev, true}, {next, false}} {
+		if try.known.states&(try.known.states-1) != 0 {
+			continue // more than one state
+		}
+		gw, ok := goWord(try.known)
+		if !ok {
+			continue
+		}
+		var S uint8
+		eachState(sAll, func(o uint8) {
+			p, q := try.known.states, o
+			if !try.after {
+				p, q = o, try.known.states
+			}
+			if allowed(n.kind, p, q) {
+				S |= o
+			}
+		})
+		if s, ok := goAssert(S, gw, try.after); ok {
+			e.b.WriteString(s)
+			return
+		}
+	}
+	switch n.kind {
+	case aWord: // Go's ASCII \b: the documented residual difference
+		e.b.WriteString(`\b`)
+	case aNotWord:
+		e.b.WriteString(`\B`)
+	default:
+		e.refuse(n, reasonWordAssertion)
+	}
+}
+
+// edgeRun writes a run of assertions at the start (atStart) or the end of
+// the pattern by consuming the character outside the match (or anchoring at
+// the line boundary) and asserting on the inner side, which is what the rest
+// of the pattern shows them.
+func (e *emitter) edgeRun(run []*node, inner side, atStart bool) {
+	t := loadTables()
+	type group struct {
+		req      string
+		boundary bool
+		chars    runeSet
+		count    int
+	}
+	var groups []*group
+	for _, o := range outers {
+		var S uint8
+		eachState(sAll, func(x uint8) {
+			p, q := o.state, x
+			if !atStart {
+				p, q = x, o.state
+			}
+			ok := true
+			for _, a := range run {
+				ok = ok && allowed(a.kind, p, q)
+			}
+			if ok {
+				S |= x
+			}
+		})
+		var req string
+		switch {
+		case inner.states&S == inner.states:
+		case inner.states&S == 0:
+			continue
+		default:
+			var ok bool
+			if req, ok = goAssert(S, o.goWord, atStart); !ok {
+				e.refuse(run[0], reasonWordAssertion)
+				return
+			}
+		}
+		var g *group
+		for _, h := range groups {
+			if h.req == req {
+				g = h
+			}
+		}
+		if g == nil {
+			g = &group{req: req}
+			groups = append(groups, g)
+		}
+		g.count++
+		if o.class == nil {
+			g.boundary = true
+		} else {
+			g.chars = g.chars.union(o.class(t))
+		}
+	}
+	if len(groups) == 0 {
+		e.b.WriteString(never)
+		return
+	}
+	if len(groups) == 1 && groups[0].req == "" && groups[0].count == len(outers) {
+		return // holds whatever stands outside
+	}
+	alts := make([]string, len(groups))
+	for i, g := range groups {
+		var bound, chars string
+		if g.boundary {
+			bound = "$"
+			if atStart {
+				bound = "^"
+			}
+		}
+		if len(g.chars) > 0 {
+			chars = classString(g.chars)
+		}
+		outside := bound + chars
+		if bound != "" && chars != "" {
+			outside = "(?:" + bound + "|" + chars + ")"
+		}
+		if atStart {
+			alts[i] = outside + g.req
+		} else {
+			alts[i] = g.req + outside
+		}
+	}
+	if len(alts) == 1 {
+		e.b.WriteString(alts[0])
+		return
+	}
+	e.b.WriteString("(?:" + strings.Join(alts, "|") + ")")
+}
+
+// assertionsOnly writes a pattern (or branch) made of assertions alone: it
+// matches where the two characters around one position satisfy them all.
+func (e *emitter) assertionsOnly(run []*node) {
+	t := loadTables()
+	sideClass := map[uint8]func(bool) string{
+		sB: func(start bool) string {
+			if start {
+				return "^"
+			}
+			return "$"
+		},
+		sN: func(bool) string { return classString(t.word.union(runeSet{'\n', '\n'}).negate()) },
+		sW: func(bool) string { return classString(t.word) },
+	}
+	var alts []string
+	for _, p := range baseStates {
+		for _, q := range baseStates {
+			ok := true
+			for _, a := range run {
+				ok = ok && allowed(a.kind, p, q)
+			}
+			if ok {
+				alts = append(alts, sideClass[p](true)+sideClass[q](false))
+			}
+		}
+	}
+	switch len(alts) {
+	case 0:
+		e.b.WriteString(never)
+	case len(baseStates) * len(baseStates):
+	default:
+		e.b.WriteString("(?:" + strings.Join(alts, "|") + ")")
+	}
+}
+
+func classString(s runeSet) string {
+	var e emitter
+	e.class(s)
+	return e.b.String()
+}
