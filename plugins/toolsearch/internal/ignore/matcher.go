@@ -14,10 +14,13 @@ type candidate struct {
 	base string // after the last '/'; "" when the path ends in '.'
 	ext  string // base from its last '.'; "" without one
 	tail string // after the last '/', always
+	// dotSegment: some segment starts with '.', which every VCS name does.
+	dotSegment bool
 }
 
 func newCandidate(path string) candidate {
 	c := candidate{path: path, tail: path[strings.LastIndexByte(path, '/')+1:]}
+	c.dotSegment = strings.HasPrefix(path, ".") || strings.Contains(path, "/.")
 	if path != "" && path[len(path)-1] != '.' {
 		c.base = c.tail
 		if i := strings.LastIndexByte(c.base, '.'); i >= 0 {
@@ -42,24 +45,52 @@ const (
 	sRegex                       // the regex
 )
 
-// shortcut evaluates the regex of a glob without the NFA when its tokens
-// have a simple shape.
-type shortcut uint8
+// shortcut decides one shape of regex without the NFA.
+type shortcut struct {
+	kind shortcutKind
+	a, b string
+}
+
+type shortcutKind uint8
 
 const (
-	cutNone      shortcut = iota
-	cutTailEnds           // **/*lit: tail ends with lit
-	cutStarInner          // a*b: path = a + [^/]* + b
-	cutDirInside          // **/lit/**/*: some segment but the last is lit
+	cutEquals    shortcutKind = iota // lit: path == a
+	cutTail                          // **/lit: tail == a
+	cutTailEnds                      // **/*lit: tail ends with a
+	cutStarInner                     // a*b: path = a + [^/]* + b
+	cutUnder                         // lit/**/*: path starts with a ("lit/")
+	cutDirInside                     // **/lit/**/*: a segment but the last is lit (a "lit/", b "/lit/")
 )
+
+// maxExpansions bounds how many brace expansions a glob may have to be run
+// as shortcuts instead of as one NFA.
+const maxExpansions = 8
 
 type matcher struct {
 	how       strategy
 	lit       string // the strategy's literal
-	component bool   // sSuffix: lit starts with '/' and a whole-path match counts
-	cut       shortcut
-	a, b      string // shortcut operands (cutDirInside: "lit/" and "/lit/")
-	prog      *program
+	component bool   // sSuffix: a path equal to lit without its leading '/' matches
+	// The regex, for sRegex and sRequiredExt: any of cuts, or else prog.
+	cuts   []shortcut
+	prog   *program
+	onTail bool // prog is the glob without its leading **/, run on the tail
+}
+
+// tailLocal reports a glob **/X where X cannot match a '/': its regex holds
+// exactly when X matches the path's last segment.
+func tailLocal(tokens []token) bool {
+	if len(tokens) < 2 || tokens[0].kind != tRecPrefix {
+		return false
+	}
+	for _, t := range tokens[1:] {
+		switch {
+		case t.kind == tLiteral && t.lit != "/", t.kind == tAny, t.kind == tStar:
+		case t.kind == tClass && !t.class.has('/'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func compileGlob(tokens []token) *matcher {
@@ -79,7 +110,10 @@ func compileGlob(tokens []token) *matcher {
 		m.how = sRequiredExt
 	}
 	if m.how == sRegex || m.how == sRequiredExt {
-		if !m.shortcut(tokens) {
+		if m.cuts = shortcuts(tokens); m.cuts == nil {
+			if m.onTail = tailLocal(tokens); m.onTail {
+				tokens = tokens[1:]
+			}
 			m.prog = compileProgram(tokens)
 		}
 	}
@@ -172,30 +206,101 @@ func requiredExt(tokens []token, lit *string) bool {
 	return false
 }
 
-func (m *matcher) shortcut(tokens []token) bool {
-	n := len(tokens)
-	switch {
-	case n >= 2 && tokens[0].kind == tRecPrefix && tokens[1].kind == tStar:
-		if s, ok := literalRun(tokens[2:]); ok && !strings.Contains(s, "/") {
-			m.cut, m.a = cutTailEnds, s
-			return true
+// shortcuts expresses the regex of tokens as shortcuts, one per brace
+// expansion, or returns nil.
+func shortcuts(tokens []token) []shortcut {
+	expansions := [][]token{nil}
+	for _, t := range tokens {
+		if t.kind != tAlternates {
+			for i := range expansions {
+				expansions[i] = append(expansions[i], t)
+			}
+			continue
 		}
-	case n >= 4 && tokens[0].kind == tRecPrefix && tokens[n-2].kind == tRecMiddle && tokens[n-1].kind == tStar:
+		var grown [][]token
+		for _, alt := range t.alts {
+			if len(alt) == 0 {
+				continue
+			}
+			for _, e := range expansions {
+				grown = append(grown, append(append([]token(nil), e...), alt...))
+			}
+		}
+		if len(grown) > maxExpansions {
+			return nil
+		}
+		if len(grown) > 0 { // a group with no branch matches the empty string
+			expansions = grown
+		}
+	}
+	cuts := make([]shortcut, 0, len(expansions))
+	for _, e := range expansions {
+		c, ok := shortcutOf(e)
+		if !ok {
+			return nil
+		}
+		cuts = append(cuts, c)
+	}
+	return cuts
+}
+
+// shortcutOf recognises tokens with no alternation.
+func shortcutOf(tokens []token) (shortcut, bool) {
+	n := len(tokens)
+	if s, ok := literalRun(tokens); ok {
+		return shortcut{kind: cutEquals, a: s}, true
+	}
+	if tokens[0].kind == tRecPrefix && n > 1 {
+		if s, ok := literalRun(tokens[1:]); ok && !strings.Contains(s, "/") {
+			return shortcut{kind: cutTail, a: s}, true
+		}
+		if s, ok := literalRun(tokens[2:]); ok && tokens[1].kind == tStar && !strings.Contains(s, "/") {
+			return shortcut{kind: cutTailEnds, a: s}, true
+		}
+	}
+	if n >= 2 && tokens[n-2].kind == tRecMiddle && tokens[n-1].kind == tStar {
+		if s, ok := literalRun(tokens[:n-2]); ok {
+			return shortcut{kind: cutUnder, a: s + "/"}, true
+		}
+		if n < 4 || tokens[0].kind != tRecPrefix {
+			return shortcut{}, false
+		}
 		if s, ok := literalRun(tokens[1 : n-2]); ok && !strings.Contains(s, "/") {
-			m.cut, m.a, m.b = cutDirInside, s+"/", "/"+s+"/"
-			return true
+			return shortcut{kind: cutDirInside, a: s + "/", b: "/" + s + "/"}, true
 		}
 	}
 	for i, t := range tokens {
-		if t.kind == tStar {
+		if t.kind != tLiteral {
 			a, okA := literalRun(tokens[:i])
 			b, okB := literalRun(tokens[i+1:])
-			if okA && okB {
-				m.cut, m.a, m.b = cutStarInner, a, b
-				return true
+			if t.kind == tStar && okA && okB {
+				return shortcut{kind: cutStarInner, a: a, b: b}, true
 			}
 			break
 		}
+	}
+	return shortcut{}, false
+}
+
+func (s *shortcut) match(c *candidate) bool {
+	switch s.kind {
+	case cutEquals:
+		return c.path == s.a
+	case cutTail:
+		return c.tail == s.a
+	case cutTailEnds:
+		return strings.HasSuffix(c.tail, s.a)
+	case cutStarInner:
+		p := c.path
+		return len(p) >= len(s.a)+len(s.b) && strings.HasPrefix(p, s.a) && strings.HasSuffix(p, s.b) &&
+			strings.IndexByte(p[len(s.a):len(p)-len(s.b)], '/') < 0
+	case cutUnder:
+		return strings.HasPrefix(c.path, s.a)
+	case cutDirInside:
+		if s.a[0] == '.' && !c.dotSegment {
+			return false
+		}
+		return strings.HasPrefix(c.path, s.a) || strings.Contains(c.path, s.b)
 	}
 	return false
 }
@@ -217,17 +322,18 @@ func (m *matcher) match(c *candidate) bool {
 			return false
 		}
 	}
-	switch m.cut {
-	case cutTailEnds:
-		return strings.HasSuffix(c.tail, m.a)
-	case cutStarInner:
-		p := c.path
-		return len(p) >= len(m.a)+len(m.b) && strings.HasPrefix(p, m.a) && strings.HasSuffix(p, m.b) &&
-			strings.IndexByte(p[len(m.a):len(p)-len(m.b)], '/') < 0
-	case cutDirInside:
-		return strings.HasPrefix(c.path, m.a) || strings.Contains(c.path, m.b)
+	if m.onTail {
+		return m.prog.match(c.tail)
 	}
-	return m.prog.match(c.path)
+	if m.prog != nil {
+		return m.prog.match(c.path)
+	}
+	for i := range m.cuts {
+		if m.cuts[i].match(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // program is a glob's regex as an NFA over bytes, anchored at both ends.
@@ -244,6 +350,10 @@ type program struct {
 	sets   []*byteSet
 	start  uint256
 	follow []uint256
+	// Exact prefilters: the literal text the glob starts and ends with, and
+	// the bytes that can end a match.
+	pre, suf string
+	last     byteSet
 }
 
 // uint256 is a bitset of dense states.
@@ -326,6 +436,7 @@ func compileProgram(tokens []token) *program {
 		p.entry = b.seq(tokens, p.accept)
 	}
 	p.nodes = b.nodes
+	p.pre, p.suf = literalEnds(tokens)
 	state := make([]int, len(p.nodes))
 	for i, n := range p.nodes {
 		if n.set != nil {
@@ -363,15 +474,43 @@ func compileProgram(tokens []token) *program {
 	for i, n := range p.nodes {
 		if n.set != nil {
 			p.follow[state[i]] = closure(n.out[0])
+			if p.follow[state[i]][0]&1 != 0 {
+				for c := range 256 {
+					if n.set.has(byte(c)) {
+						p.last.add(byte(c))
+					}
+				}
+			}
 		}
 	}
 	p.nodes = nil
 	return p
 }
 
+// literalEnds returns the literal runs tokens start and end with.
+func literalEnds(tokens []token) (pre, suf string) {
+	i := 0
+	for i < len(tokens) && tokens[i].kind == tLiteral {
+		i++
+	}
+	j := len(tokens)
+	for j > i && tokens[j-1].kind == tLiteral {
+		j--
+	}
+	pre, _ = literalRun(tokens[:i])
+	suf, _ = literalRun(tokens[j:])
+	return pre, suf
+}
+
 func (p *program) match(path string) bool {
+	if len(path) < len(p.pre)+len(p.suf) || !strings.HasPrefix(path, p.pre) || !strings.HasSuffix(path, p.suf) {
+		return false
+	}
 	if p.nodes != nil {
 		return p.matchSparse(path)
+	}
+	if len(path) > 0 && !p.last.has(path[len(path)-1]) {
+		return false
 	}
 	cur := p.start
 	for i := 0; i < len(path); i++ {
