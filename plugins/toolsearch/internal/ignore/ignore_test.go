@@ -266,7 +266,12 @@ func TestIgnored(t *testing.T) {
 	}{
 		{"hidden skipped", tree{}, "", []walkProbe{
 			{"", ".env", false, true}, {"", ".hdir", true, true}, {"", "a.txt", false, false},
-			{"d", "d/.x", false, true}, {"", ".a.", false, false}, {"", ".git", true, true},
+			{"d", "d/.x", false, true}, {"", ".git", true, true}, {"", ".gitignore", false, true},
+			// As in ripgrep, a path ending in '.' has no name to judge.
+			{"", ".a.", false, false},
+		}},
+		{"a search below sub still honours the workspace's files", tree{"": repo("*.gen\n"), "sub": {}}, "", []walkProbe{
+			{"sub/a", "sub/a/x.gen", false, true}, {"sub", "sub/y.gen", false, true},
 		}},
 		{".gitignore outside a repository does nothing", tree{"": {GitIgnore: []byte("*.log\n")}}, "", []walkProbe{
 			{"", "a.log", false, false}, {"d", "d/a.log", false, false},

@@ -36,7 +36,9 @@ type Level struct {
 func Root() *Level { return &Level{} }
 
 // Child is the state of dir (relative to the workspace, "" for the workspace
-// itself), holding files.
+// itself), holding files. A walk builds the chain from Root through the
+// workspace and every directory above its search root, so the ignore files
+// of the root's ancestors inside the workspace apply below it.
 func (l *Level) Child(dir string, f Files) *Level {
 	c := &Level{depth: l.depth + 1, git: f.Git, parent: l, rules: l.rules, repo: l.repo}
 	for k, content := range [kinds][]byte{f.RgIgnore, f.Ignore, f.GitIgnore, f.Exclude} {

@@ -30,9 +30,9 @@ func newCandidate(path string) candidate {
 	return c
 }
 
-// strategy is how a glob is decided. The first six are ripgrep's own literal
-// strategies, chosen as it chooses them, so that their quirks carry over;
-// the rest are exact shortcuts for the regex, which is run as an NFA.
+// strategy is how a glob is decided: one of ripgrep's literal strategies,
+// chosen as ripgrep chooses it so that its quirks carry over, or the regex
+// (which sRequiredExt also checks), evaluated by shortcuts or an NFA.
 type strategy uint8
 
 const (
@@ -177,7 +177,7 @@ func suffix(tokens []token, lit *string, component *bool) bool {
 	if tokens[0].kind == tRecPrefix {
 		tokens = tokens[1:]
 		if len(tokens) > 0 && tokens[0].kind == tLiteral {
-			head, *component = "/", true
+			head = "/"
 		}
 	}
 	if len(tokens) == 0 || tokens[0].kind == tStar {
@@ -187,7 +187,7 @@ func suffix(tokens []token, lit *string, component *bool) bool {
 	if !ok || head+s == "" || head+s == "/" {
 		return false
 	}
-	*lit = head + s
+	*lit, *component = head+s, head != ""
 	return true
 }
 
