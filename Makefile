@@ -50,7 +50,7 @@ bench-smoke:
 	go test -run '^$$' -bench . -benchtime 1x ./...
 
 # The tool-level workloads, each call in a fresh process, next to its floor
-# (wc -l, ls -f, cp + sync + mv, dd conv=fsync). Pass flags with ARGS, e.g.
+# (wc -l, ls -f, cp + sync + mv, dd conv=fsync, rg). Pass flags with ARGS, e.g.
 # make bench-tools ARGS=-quick, or ARGS="-runs 9 -read-mib 256".
 bench-tools:
 	go run ./cmd/benchtools $(ARGS)

@@ -1,19 +1,23 @@
-// Command benchtools measures the file tools end to end: each workload is
+// Command benchtools measures the tools end to end: each workload is
 // one registry.Execute of a real tool in the default deployment
-// (gordis.Build), in a fresh child process, next to a floor that does the
-// same I/O with a standard command in the same run (wc -l, ls -f, cp and
-// sync, dd with conv=fsync). It prints, for each, the call's and the process's wall
+// (gordis.Build), in a fresh child process, next to floors that do the
+// same work with standard commands in the same run (wc -l, ls -f, cp and
+// sync, dd with conv=fsync; for glob and grep, rg with upstream's command
+// line, rg -n, and rg piped into Node as upstream parses it). Each search
+// runs again as the one line of a built `demo replay`, the level a user
+// touches. It prints, for each, the call's and the process's wall
 // time over -runs runs (median, min and max), the peak RSS of the process,
-// and the ratios to the floor. The child reports its own peak RSS (VmHWM);
+// and the ratios to each floor. The child reports its own peak RSS (VmHWM);
 // a floor's comes from GNU time when /usr/bin/time exists, since the
 // maxrss wait4 reports for a child on Linux includes the memory of the
 // process that started it.
 //
 // The files live in a temporary directory it creates and removes. Sizes are
-// flags; -quick shrinks them all for a smoke run.
+// flags; -quick shrinks them all for a smoke run, and -only picks tools.
 //
 //	go run ./cmd/benchtools            # or: make bench-tools
 //	go run ./cmd/benchtools -quick
+//	go run ./cmd/benchtools -only glob,grep
 package main
 
 import (
@@ -145,7 +149,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fl.SetOutput(io.Discard)
 	fl.Usage = func() {}
 	runs := fl.Int("runs", 5, "measure each workload and floor `N` times")
-	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes,\nGOROOT/src/go searched, 2,000 synthetic files, a 4 MiB grep, 1 run")
+	quick := fl.Bool("quick", false, "a smoke run: 16 MiB read, 1,010 entries, 1 MiB edit, 1 and 4 MiB writes,\nGOROOT/src/os searched, 2,000 synthetic files, a 4 MiB grep, 1 run")
 	only := fl.String("only", "", "run only the workloads of these `TOOLS`, comma-separated (default: all of "+strings.Join(tools, ",")+")")
 	dir := fl.String("dir", "", "create the temporary directory under `DIR` (default: the system's)")
 	var sz sizes
@@ -263,7 +267,7 @@ func searchWorkloads(ctx context.Context, dir string, sz sizes, quick bool, want
 		}
 		sz.src = filepath.Join(strings.TrimSpace(string(goroot)), "src")
 		if quick {
-			sz.src = filepath.Join(sz.src, "go")
+			sz.src = filepath.Join(sz.src, "os")
 		}
 	}
 	var err error
