@@ -79,6 +79,7 @@ const (
 const (
 	reasonNoUnicode     = "disabling Unicode mode with (?-u) is not supported by this search"
 	reasonCRLF          = "CRLF mode (?R) is not supported by this search"
+	reasonTooLarge      = "pattern is too large for this search"
 	reasonRepeatTooBig  = "repetition counts above 1000 are not supported by this search"
 	reasonWordAssertion = "this word boundary assertion cannot be translated here; put it next to a literal or at the start or end of the pattern"
 )

@@ -44,6 +44,9 @@ func Compile(pattern string) (*Matcher, error) {
 		return nil, e.err
 	}
 	expr := "(?m)" + e.b.String()
+	if len(expr) > maxExpr {
+		return nil, &SyntaxError{Pattern: pattern, Reason: reasonTooLarge, start: 3, end: 3 + utf8.RuneCountInString(pattern)}
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, goError(pattern, err)
@@ -55,6 +58,10 @@ func Compile(pattern string) (*Matcher, error) {
 	return m, nil
 }
 
+// maxExpr bounds the translation, which Go parses on each Compile: each
+// Unicode class is some kilobytes of ranges.
+const maxExpr = 2 << 20
+
 // goError turns Go's refusal of a translation (its limits are smaller than
 // Rust's) into a SyntaxError over the whole pattern.
 func goError(pattern string, err error) *SyntaxError {
@@ -65,7 +72,7 @@ func goError(pattern string, err error) *SyntaxError {
 		case syntax.ErrInvalidRepeatSize:
 			reason = reasonRepeatTooBig
 		case syntax.ErrLarge, syntax.ErrNestingDepth:
-			reason = "pattern is too large for this search"
+			reason = reasonTooLarge
 		}
 	}
 	return &SyntaxError{Pattern: pattern, Reason: reason, start: 3, end: 3 + utf8.RuneCountInString(pattern)}
@@ -148,14 +155,16 @@ func (m *Matcher) index(text []byte) int {
 	return indexFold(text, m.lit)
 }
 
-// indexFold is bytes.Index ignoring ASCII case; lit is lower case.
+// indexFold is bytes.Index ignoring ASCII case; lit is lower case. It
+// looks for both cases of lit's rarest byte, then compares around it.
 func indexFold(text, lit []byte) int {
-	lo, up := lit[0], lit[0]
+	k := rarest(lit)
+	lo, up := lit[k], lit[k]
 	if lo >= 'a' && lo <= 'z' {
 		up = lo - 'a' + 'A'
 	}
 	nextLo, nextUp := -2, -2 // -2: not searched yet, -1: none left
-	for pos := 0; pos+len(lit) <= len(text); {
+	for pos := k; pos+len(lit)-k <= len(text); {
 		if nextLo != -1 && nextLo < pos {
 			nextLo = indexByteFrom(text, lo, pos)
 		}
@@ -166,15 +175,33 @@ func indexFold(text, lit []byte) int {
 		if up != lo && (c < 0 || nextUp >= 0 && nextUp < c) {
 			c = nextUp
 		}
-		if c < 0 || c+len(lit) > len(text) {
+		if c < 0 || c+len(lit)-k > len(text) {
 			return -1
 		}
-		if equalFold(text[c+1:c+len(lit)], lit[1:]) {
-			return c
+		if equalFold(text[c-k:c-k+len(lit)], lit) {
+			return c - k
 		}
 		pos = c + 1
 	}
 	return -1
+}
+
+// rarest is the offset in lit of the byte least likely in source text, by
+// a rough ranking of lower-case letters from common to rare; other bytes
+// count as rare, except space.
+func rarest(lit []byte) int {
+	const common = " etaoinsrlcdumphfgbywvkxqjz"
+	best, bestRank := 0, -1
+	for i, c := range lit {
+		rank := len(common)
+		if j := strings.IndexByte(common, c); j >= 0 {
+			rank = j
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
 }
 
 func indexByteFrom(text []byte, b byte, from int) int {
@@ -203,12 +230,16 @@ func (m *Matcher) chooseLiteral(tree *syntax.Regexp) {
 	var best, bestFold []rune
 	required(tree, func(lit []rune, fold bool) {
 		if !fold {
-			if len(string(lit)) > len(string(best)) {
-				best = lit
+			// U+FFFD also matches each invalid byte, which bytes.Index
+			// would not find: search for the runs between them.
+			for _, run := range runs(lit, func(r rune) bool { return r != utf8.RuneError }) {
+				if len(string(run)) > len(string(best)) {
+					best = run
+				}
 			}
 			return
 		}
-		for _, run := range asciiFoldRuns(lit) {
+		for _, run := range runs(lit, asciiFold) {
 			if len(run) > len(bestFold) {
 				bestFold = run
 			}
@@ -218,7 +249,7 @@ func (m *Matcher) chooseLiteral(tree *syntax.Regexp) {
 	switch {
 	case len(best) > 0:
 		m.lit = []byte(string(best))
-		m.exact = whole && tree.Flags&syntax.FoldCase == 0
+		m.exact = whole && tree.Flags&syntax.FoldCase == 0 && len(best) == len(tree.Rune)
 	case len(bestFold) > 1:
 		m.lit, m.fold = []byte(strings.ToLower(string(bestFold))), true
 		m.exact = whole && len(bestFold) == len(tree.Rune)
@@ -243,23 +274,23 @@ func required(re *syntax.Regexp, f func(lit []rune, fold bool)) {
 	}
 }
 
-// asciiFoldRuns splits a case-insensitive literal into the runs of code
-// points whose whole fold orbit is ASCII.
-func asciiFoldRuns(lit []rune) [][]rune {
-	var runs [][]rune
+// runs splits lit into its maximal runs of code points that satisfy keep.
+func runs(lit []rune, keep func(rune) bool) [][]rune {
+	var out [][]rune
 	start := 0
 	for i := 0; i <= len(lit); i++ {
-		if i < len(lit) && asciiFold(lit[i]) {
+		if i < len(lit) && keep(lit[i]) {
 			continue
 		}
 		if i > start {
-			runs = append(runs, lit[start:i])
+			out = append(out, lit[start:i])
 		}
 		start = i + 1
 	}
-	return runs
+	return out
 }
 
+// asciiFold reports whether r's whole simple fold orbit is ASCII.
 func asciiFold(r rune) bool {
 	for o := unicode.SimpleFold(r); ; o = unicode.SimpleFold(o) {
 		if o >= utf8.RuneSelf {

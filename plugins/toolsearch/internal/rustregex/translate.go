@@ -2,8 +2,10 @@ package rustregex
 
 import (
 	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // banNewline applies rg's line terminator rule: a literal '\n', or a class
@@ -311,12 +313,23 @@ func (e *emitter) lits(ns []*node) {
 	}
 }
 
+// writeRune writes r so that Go reads it as that one code point, in a class
+// or out of one: printable text as itself (the translations of Unicode
+// classes are long, and Go parses them on every Compile), the rest escaped.
 func writeRune(b *strings.Builder, r rune) {
-	if r < 0x80 && r > ' ' && r != 0x7F {
-		b.WriteString(regexp.QuoteMeta(string(r)))
-		return
+	switch {
+	case r < utf8.RuneSelf && (r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
+		b.WriteRune(r)
+	case r < utf8.RuneSelf && r > ' ' && r != 0x7F:
+		b.WriteByte('\\')
+		b.WriteRune(r)
+	case r >= utf8.RuneSelf && r != utf8.RuneError && unicode.IsPrint(r):
+		b.WriteRune(r)
+	default:
+		b.WriteString(`\x{`)
+		b.WriteString(strconv.FormatInt(int64(r), 16))
+		b.WriteByte('}')
 	}
-	fmt.Fprintf(b, `\x{%X}`, r)
 }
 
 func (e *emitter) class(s runeSet) {
