@@ -108,6 +108,7 @@ func (p *globParser) push(ts ...token) {
 	p.stack[top] = append(p.stack[top], ts...)
 }
 
+// parseGlob returns the tokens of glob, or the reason ripgrep refuses it.
 func parseGlob(glob string) ([]token, string) {
 	p := &globParser{glob: glob, prev: -1, cur: -1, stack: [][]token{nil}}
 	for {
