@@ -356,6 +356,9 @@ func (e *emitter) class(s runeSet) {
 func oneSide(items []*node, i, dir int) side {
 	for j := i + dir; j >= 0 && j < len(items); j += dir {
 		n := items[j]
+		if n.op == opEmpty { // a resolved assertion
+			continue
+		}
 		if n.op != opAssert {
 			return edge(n, dir > 0)
 		}
@@ -375,9 +378,9 @@ func eachState(mask uint8, f func(uint8)) {
 }
 
 // narrow resolves a word assertion between two elements when one side is
-// known and the other is a single character (a literal or a class): that
-// character's set loses the members the assertion rules out, exactly, and
-// the assertion becomes empty.
+// known and the other is a single character (a literal or a class, or one
+// repeated at least once): that character's set loses the members the
+// assertion rules out, exactly, and the assertion becomes empty.
 func narrow(items []*node, i int) {
 	n := items[i]
 	prev, next := oneSide(items, i, -1), oneSide(items, i, 1)
@@ -390,14 +393,18 @@ func narrow(items []*node, i int) {
 			continue
 		}
 		m := items[c.j]
+		one := m // the single character next to the assertion
+		if m.op == opRepeat && m.min >= 1 {
+			one = m.sub
+		}
 		var chars runeSet
 		switch {
-		case m.op == opClass:
-			chars = m.set
-		case m.op == opLit && m.fold:
-			chars = foldOrbit(m.r)
-		case m.op == opLit:
-			chars = runeSet{m.r, m.r}
+		case one.op == opClass:
+			chars = one.set
+		case one.op == opLit && one.fold:
+			chars = foldOrbit(one.r)
+		case one.op == opLit:
+			chars = runeSet{one.r, one.r}
 		default:
 			continue
 		}
@@ -417,7 +424,19 @@ func narrow(items []*node, i int) {
 				keep = keep.union(chars.minus(w))
 			}
 		}
-		*m = node{op: opClass, set: keep, pos: m.pos, end: m.end}
+		narrowed := &node{op: opClass, set: keep, pos: m.pos, end: m.end}
+		if m.op == opRepeat { // x{2,5} next to it becomes x'x{1,4}, or x{1,4}x' before it
+			rest := &node{op: opRepeat, sub: m.sub, min: m.min - 1, max: m.max, pos: m.pos, end: m.end}
+			if rest.max > 0 {
+				rest.max--
+			}
+			subs := []*node{narrowed, rest}
+			if !c.after {
+				subs = []*node{rest, narrowed}
+			}
+			narrowed = &node{op: opConcat, subs: subs, pos: m.pos, end: m.end}
+		}
+		*m = *narrowed
 		n.op = opEmpty
 		return
 	}
