@@ -227,7 +227,7 @@ func (p *parser) parseUnicodeClass() (runeSet, *SyntaxError) {
 	}
 	s, reason := property(string(name))
 	if reason != "" {
-		return nil, p.fail(start-2, p.pos, reason)
+		p.deferError(p.fail(start-2, p.pos, reason))
 	}
 	if p.flags.i {
 		s = s.fold()

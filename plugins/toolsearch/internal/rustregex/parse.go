@@ -58,6 +58,17 @@ type parser struct {
 	flags flagSet
 	depth int
 	names map[string]bool
+
+	// later is the first error that rg would only meet after parsing the
+	// whole pattern (an unknown property, while translating it) or that is
+	// this layer's own refusal: any parse error further on comes first.
+	later *SyntaxError
+}
+
+func (p *parser) deferError(err *SyntaxError) {
+	if p.later == nil {
+		p.later = err
+	}
 }
 
 const nestLimit = 250
@@ -156,6 +167,9 @@ func (p *parser) parseTop() (*node, *SyntaxError) {
 	}
 	if !p.eof() { // a ')' with no group open
 		return nil, p.fail(p.pos, p.pos+1, reasonGroupUnopened)
+	}
+	if p.later != nil {
+		return nil, p.later
 	}
 	return n, nil
 }
@@ -362,11 +376,11 @@ func (p *parser) parseFlags() (flagSet, bool, *SyntaxError) {
 				f.x = !negated
 			case 'u':
 				if negated {
-					return f, any, p.fail(p.pos, p.pos+1, reasonNoUnicode)
+					p.deferError(p.fail(p.pos, p.pos+1, reasonNoUnicode))
 				}
 			case 'R':
 				if !negated {
-					return f, any, p.fail(p.pos, p.pos+1, reasonCRLF)
+					p.deferError(p.fail(p.pos, p.pos+1, reasonCRLF))
 				}
 			} // m: anchors are always line anchors; s: '\n' is never matched; U: greed does not change whether a line matches
 		default:
@@ -453,7 +467,7 @@ func (p *parser) parseRepeat(sub *node) (*node, *SyntaxError) {
 		return nil, p.fail(start, p.pos, reasonRepeatInvalid)
 	}
 	if n.min > 1000 || n.max > 1000 {
-		return nil, p.fail(start, p.pos, reasonRepeatTooBig)
+		p.deferError(p.fail(start, p.pos, reasonRepeatTooBig))
 	}
 	return n, nil
 }

@@ -3,6 +3,7 @@ package rustregex
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Long names (and the few other aliases Rust accepts) of the general
@@ -52,16 +53,26 @@ var unsupportedProperties = map[string]bool{
 	"graphemebase": true, "graphemeextend": true,
 }
 
-// canonical applies Unicode's loose matching (UAX44-LM3): case, spaces,
-// underscores and hyphens are ignored.
+// canonical applies Unicode's loose matching (UAX44-LM3) the way Rust does:
+// a leading "is" is dropped, then spaces, underscores and hyphens, and
+// ASCII case is ignored; "isc" stays (it names Other, not ISO_Comment).
 func canonical(name string) string {
+	stripped := len(name) >= 2 && strings.EqualFold(name[:2], "is")
+	if stripped {
+		name = name[2:]
+	}
 	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r == ' ' || r == '_' || r == '-' || unicode.IsSpace(r):
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == ' ' || c == '_' || c == '-' || c >= utf8.RuneSelf:
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			b.WriteByte(c)
 		}
+	}
+	if stripped && b.String() == "c" {
+		return "isc"
 	}
 	return b.String()
 }
@@ -79,7 +90,7 @@ func lookupCategory(c string) (runeSet, bool) {
 	short := categoryAliases[c]
 	if short == "" {
 		for k := range unicode.Categories {
-			if strings.ToLower(k) == c {
+			if canonical(k) == c {
 				short = k
 			}
 		}
@@ -152,7 +163,7 @@ func property(body string) (runeSet, string) {
 	if hasValue {
 		n, v := canonical(name), canonical(value)
 		switch n {
-		case "generalcategory", "gc":
+		case "generalcategory", "gc", "category":
 			s, ok = lookupCategory(v)
 		case "script", "sc":
 			s, ok = lookupScript(v)
@@ -171,19 +182,19 @@ func property(body string) (runeSet, string) {
 		return s, ""
 	}
 	c := canonical(name)
-	for _, try := range []string{c, strings.TrimPrefix(c, "is")} {
-		if s, ok = lookupCategory(try); ok {
+	if c != "cf" && c != "sc" && c != "lc" { // Rust looks for a binary property first
+		if s, ok = lookupBinary(c); ok {
 			return s, ""
 		}
-		if s, ok = lookupScript(try); ok {
-			return s, ""
-		}
-		if s, ok = lookupBinary(try); ok {
-			return s, ""
-		}
-		if unsupportedProperties[try] {
-			return nil, unsupported
-		}
+	}
+	if s, ok = lookupCategory(c); ok {
+		return s, ""
+	}
+	if s, ok = lookupScript(c); ok {
+		return s, ""
+	}
+	if unsupportedProperties[c] {
+		return nil, unsupported
 	}
 	return nil, notFound
 }

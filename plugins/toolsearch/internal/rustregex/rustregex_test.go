@@ -142,6 +142,12 @@ var matchCases = []struct {
 	{`\p{Decimal_Number}`, "٣", true},
 	{`\p{Any}`, "x", true},
 	{`\p{sc!=Greek}`, "a", true},
+	{`\p{IsGreek}`, "Ω", true},
+	{`\p{Lower}`, "ª", true}, // the Lowercase property (Other_Lowercase), not Ll
+	{`\p{Ll}`, "ª", false},
+	{`\p{wspace}`, "\u0085", true},
+	{`\p{Hex}`, "F", true},
+	{`\p{punct}`, "!", true},
 
 	// Line model (S-037): $ does not match before \r.
 	{`foo$`, "foo\r", false},
@@ -297,6 +303,8 @@ func TestSyntaxErrorReason(t *testing.T) {
 		{`\b{foo}`, "unrecognized special word boundary assertion, valid choices are: start, end, start-half or end-half"},
 		{`\b{start`, "special word boundary assertion is either unclosed or contains an invalid character"},
 		{`.\<.`, reasonWordAssertion},
+		{`\p{Nope}(`, "unclosed group"}, // rg parses the whole pattern before it looks properties up
+		{`x{2000}[`, "unclosed character class"},
 		{strings.Repeat("(", 300), "exceed the maximum number of nested parentheses/brackets (250)"},
 	}
 	for _, c := range cases {
