@@ -94,17 +94,9 @@ func lookupCategory(c string) (runeSet, bool) {
 				short = k
 			}
 		}
-		if c == "cn" {
-			short = "Cn"
-		}
 	}
-	switch short {
-	case "":
+	if short == "" {
 		return nil, false
-	case "Cn":
-		return t.assigned.negate(), true
-	case "C": // Rust's Other includes the unassigned code points; Go's C does not
-		return fromTable(unicode.C).union(t.assigned.negate()), true
 	}
 	return fromTable(unicode.Categories[short]), true
 }

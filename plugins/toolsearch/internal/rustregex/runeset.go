@@ -163,11 +163,7 @@ func loadTables() *tables {
 			}
 		}
 		t.foldable = f.normalize()
-		var a runeSet
-		for _, tab := range unicode.Categories {
-			a = a.union(fromTable(tab))
-		}
-		t.assigned = a
+		t.assigned = fromTable(unicode.Cn).negate()
 		tablesVal = t
 	})
 	return tablesVal

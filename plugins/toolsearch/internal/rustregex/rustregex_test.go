@@ -141,6 +141,11 @@ var matchCases = []struct {
 	{`\p{greek}`, "Ω", true},
 	{`\p{Decimal_Number}`, "٣", true},
 	{`\p{Any}`, "x", true},
+	{`\p{Assigned}`, "\u0378", false},
+	{`\p{Cn}`, "\u0378", true},
+	{`\p{Unassigned}`, "a", false},
+	{`\p{Other}`, "\u0378", true},
+	{`\PC`, "\u0378", false},
 	{`\p{sc!=Greek}`, "a", true},
 	{`\p{IsGreek}`, "Ω", true},
 	{`\p{Lower}`, "ª", true}, // the Lowercase property (Other_Lowercase), not Ll
