@@ -18,6 +18,7 @@ package fs
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -125,13 +126,16 @@ type PathInfo struct {
 }
 
 // DirEntry is one child of a listed directory. Version is "" for children that
-// could not be stat'ed (broken links); Size is set for files only (-1 otherwise).
+// could not be stat'ed (broken links); Size is set for files only (-1
+// otherwise); ModTime is the child's modification time, through symlinks
+// (zero when unknown).
 type DirEntry struct {
 	Name    string
 	Type    Type
 	Target  Target
 	Version Version
 	Size    int64
+	ModTime time.Time
 }
 
 // IntentKind says what a guarded write may do.

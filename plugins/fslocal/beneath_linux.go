@@ -24,7 +24,7 @@ import (
 const beneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
 
 func (r *root) statBeneath(name string, st *fileStat) error {
-	fd, err := r.openat2(name, unix.O_PATH|unix.O_CLOEXEC, 0)
+	fd, err := r.openat2(name, unix.O_PATH|unix.O_CLOEXEC, 0, beneath)
 	if err == errNoOpenat2 {
 		return r.statRoot(name, st)
 	}
@@ -37,7 +37,7 @@ func (r *root) statBeneath(name string, st *fileStat) error {
 }
 
 func (r *root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, error) {
-	fd, err := r.openat2(name, flag|unix.O_CLOEXEC, perm)
+	fd, err := r.openat2(name, flag|unix.O_CLOEXEC, perm, beneath)
 	if err == errNoOpenat2 {
 		return r.dir.OpenFile(name, flag, perm)
 	}
@@ -54,11 +54,13 @@ var (
 	noOpenat2    atomic.Bool
 )
 
-func (r *root) openat2(name string, flag int, perm os.FileMode) (int, error) {
+// openat2 opens name beneath the root with the resolve flags given (beneath
+// at least).
+func (r *root) openat2(name string, flag int, perm os.FileMode, resolve uint64) (int, error) {
 	if noOpenat2.Load() {
 		return -1, errNoOpenat2
 	}
-	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: beneath}
+	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: resolve}
 	w := r.walk.(*fdWalker) // a confined root's
 	dir, ok := w.acquire()
 	if !ok {

@@ -95,6 +95,8 @@ func TestConfinedWithoutOpenat2(t *testing.T) {
 		"Racing":   TestSweepRacesWriters,
 		"Xattrs":   TestReplaceKeepsXattrs,
 		"SwapLink": TestReplaceSwappedForLinkInheritsNothing,
+		"Walk":     TestWalkEntries,
+		"WalkRace": TestWalkSwapRace,
 	} {
 		t.Run(name, test)
 	}

@@ -39,7 +39,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, osError("edit", t.Path, err)
 	}
 	if !isRegular(&st) {
-		return nil, notRegular("edit", t.Path)
+		return nil, fs.NotRegularFile("edit", t.Path)
 	}
 	if intent != nil && versionOf(&st) != intent.Version {
 		return nil, stale("edit", t.Path)

@@ -330,12 +330,3 @@ func osError(verb, path string, err error) *fs.Error {
 	}
 	return &fs.Error{Code: code, Message: "cannot " + verb + ` "` + path + `": ` + reason, Err: err}
 }
-
-// notFound and notRegular are the type failures shared by read, write, edit.
-func notFound(verb, path string) *fs.Error {
-	return fs.Errorf(fs.CodeNotFound, `cannot %s "%s": not found`, verb, path)
-}
-
-func notRegular(verb, path string) *fs.Error {
-	return fs.Errorf(fs.CodeNotRegularFile, `cannot %s "%s": not a regular file`, verb, path)
-}

@@ -32,15 +32,15 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err != nil {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return nil, fs.Errorf(fs.CodeNotFound, `cannot list "%s": not found`, t.Path)
+			return nil, fs.NotFound("list", t.Path)
 		case errors.Is(err, syscall.ENOTDIR):
-			return nil, fs.Errorf(fs.CodeNotDirectory, `cannot list "%s": not a directory`, t.Path)
+			return nil, fs.NotDirectory("list", t.Path)
 		}
 		return nil, osError("list", t.Path, err)
 	}
 	defer dir.Close()
 	if fi, err := dir.Stat(); err == nil && !fi.IsDir() { // where no O_DIRECTORY
-		return nil, fs.Errorf(fs.CodeNotDirectory, `cannot list "%s": not a directory`, t.Path)
+		return nil, fs.NotDirectory("list", t.Path)
 	}
 	children, err := dir.ReadDir(-1)
 	if err != nil {
@@ -105,6 +105,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 // setStat types e by st, and gives it st's version and, for a file, size.
 func setStat(e *fs.DirEntry, st *fileStat) {
 	e.Type, e.Version = typeOf(st), versionOf(st)
+	e.ModTime = modTime(st)
 	if e.Type == fs.TypeFile {
 		e.Size = st.Size
 	}

@@ -135,17 +135,17 @@ func (f *FS) openRegular(verb string, t fs.Target) (*os.File, *fileStat, error) 
 	var st fileStat
 	if err := r.stat(name, &st); err != nil {
 		if isAbsent(err) {
-			return nil, nil, notFound(verb, t.Path)
+			return nil, nil, fs.NotFound(verb, t.Path)
 		}
 		return nil, nil, osError(verb, t.Path, err)
 	}
 	if !isRegular(&st) {
-		return nil, nil, notRegular(verb, t.Path)
+		return nil, nil, fs.NotRegularFile(verb, t.Path)
 	}
 	file, err := r.open(name, openReadFlags, 0)
 	if err != nil {
 		if isAbsent(err) {
-			return nil, nil, notFound(verb, t.Path)
+			return nil, nil, fs.NotFound(verb, t.Path)
 		}
 		return nil, nil, osError(verb, t.Path, err)
 	}
@@ -155,7 +155,7 @@ func (f *FS) openRegular(verb string, t fs.Target) (*os.File, *fileStat, error) 
 	}
 	if !isRegular(&st) {
 		file.Close()
-		return nil, nil, notRegular(verb, t.Path)
+		return nil, nil, fs.NotRegularFile(verb, t.Path)
 	}
 	return file, &st, nil
 }

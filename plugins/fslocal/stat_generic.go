@@ -5,6 +5,7 @@ package fslocal
 import (
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -53,6 +54,9 @@ func typeOf(st *fileStat) fs.Type {
 	}
 	return fs.TypeOther
 }
+
+// modTime is the modification time st reports.
+func modTime(st *fileStat) time.Time { return time.Unix(0, st.mtime) }
 
 func isRegular(st *fileStat) bool { return st.Mode.IsRegular() }
 

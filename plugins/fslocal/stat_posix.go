@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -69,6 +70,12 @@ func typeOf(st *fileStat) fs.Type {
 		return fs.TypeDirectory
 	}
 	return fs.TypeOther
+}
+
+// modTime is the modification time st reports.
+func modTime(st *fileStat) time.Time {
+	mtime, _ := times(st)
+	return time.Unix(0, mtime)
 }
 
 func isRegular(st *fileStat) bool { return st.Mode&syscall.S_IFMT == syscall.S_IFREG }

@@ -50,7 +50,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 		exists = false
 	}
 	if exists && !isRegular(&st) {
-		return nil, notRegular("write", t.Path)
+		return nil, fs.NotRegularFile("write", t.Path)
 	}
 	if intent != nil {
 		switch {

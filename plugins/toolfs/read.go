@@ -26,10 +26,10 @@ func (t *toolset) read(ctx context.Context, call *registry.Call, args readArgs) 
 		return nil, err
 	}
 	if info == nil {
-		return nil, fs.Errorf(fs.CodeNotFound, "cannot read %s: not found", quoted(target.Path))
+		return nil, fs.NotFound("read", target.Path)
 	}
 	if info.Type != fs.TypeFile {
-		return nil, fs.Errorf(fs.CodeNotRegularFile, "cannot read %s: not a regular file", quoted(target.Path))
+		return nil, fs.NotRegularFile("read", target.Path)
 	}
 	lines, total, err := t.page(ctx, fsys, target, info, req)
 	if err != nil {

@@ -1,0 +1,239 @@
+package fslocal
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+var _ fs.Walker = (*FS)(nil)
+
+// Walk visits the tree at t as fs.Walker says, on directory handles: the
+// target is opened through its root once, and every directory below it is
+// opened relative to its parent's handle without following a symlink, so
+// no name is resolved from the root again and nothing a symlink or a
+// swapped directory points to is ever listed. Staging directories are not
+// entries, as in ListDir. A directory that turns into something else
+// between its listing and its visit (removed, swapped for a symlink) is
+// visited as listed and its contents are left out. One walk holds a handle
+// per level of the current path and the names of that path's directories.
+func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return fs.Aborted("list", err)
+	}
+	r, name, err := f.locate(t, false)
+	if err != nil {
+		return osError("list", t.Path, err)
+	}
+	var st fileStat
+	if err := r.stat(name, &st); err != nil {
+		if isAbsent(err) {
+			return fs.NotFound("list", t.Path)
+		}
+		return osError("list", t.Path, err)
+	}
+	w := &treeWalk{ctx: ctx, root: r, name: name, display: t.Path, fn: fn}
+	top := &treeEntry{w: w, typ: typeOf(&st), info: entryInfo(&st)}
+	if err := fn(top); err != nil || top.typ != fs.TypeDirectory {
+		return skipped(err)
+	}
+	dir, err := w.openTop()
+	if err != nil {
+		return w.failed("list", "", err)
+	}
+	defer w.close(dir)
+	return skipped(w.walk(dir, ""))
+}
+
+// skipped is the walk's result once fn returned err: SkipDir and SkipAll
+// end it without an error.
+func skipped(err error) error {
+	if err == fs.SkipDir || err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
+
+// treeWalk is one Walk: the root it runs in, the target's name for that
+// root's operations and its display path.
+type treeWalk struct {
+	ctx     context.Context
+	root    *root
+	name    string
+	display string
+	fn      fs.WalkFunc
+	buf     []byte // the platform's listing buffer, reused for each directory
+}
+
+// dirent is a directory's entry as listed: its name as stored, typed
+// without following a symlink.
+type dirent struct {
+	name string
+	typ  fs.Type
+}
+
+// walk visits the entries of the directory dir, whose path below the
+// target is prefix ("" or ending in "/"), and below them.
+func (w *treeWalk) walk(dir *treeDir, prefix string) error {
+	ents, err := w.read(dir)
+	if err != nil {
+		return w.failed("list", prefix, err)
+	}
+	for _, d := range ents {
+		if err := w.ctx.Err(); err != nil {
+			return fs.Aborted("list", err)
+		}
+		e := &treeEntry{w: w, dir: dir, name: d.name, path: prefix + d.name, typ: d.typ}
+		err := w.fn(e)
+		switch {
+		case err == fs.SkipDir:
+			continue
+		case err != nil:
+			return err
+		case d.typ != fs.TypeDirectory:
+			continue
+		}
+		sub, err := w.enter(dir, d.name)
+		switch {
+		case isAbsent(err) || errors.Is(err, syscall.ELOOP):
+			continue // no longer the directory listed
+		case err != nil:
+			return w.failed("list", e.path, err)
+		}
+		err = w.walk(sub, e.path+"/")
+		w.close(sub)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortEntries orders a listing by the bytes of its names and drops the
+// staging directories.
+func sortEntries(ents []dirent) []dirent {
+	ents = slices.DeleteFunc(ents, func(d dirent) bool { return d.typ == fs.TypeDirectory && isStagingName(d.name) })
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	return ents
+}
+
+// failed maps the failure of verb on the entry at path below the target;
+// the walk's own cancellation wins over what it caused.
+func (w *treeWalk) failed(verb, path string, err error) error {
+	if cerr := w.ctx.Err(); cerr != nil {
+		return fs.Aborted(verb, cerr)
+	}
+	var ferr *fs.Error
+	if errors.As(err, &ferr) {
+		return ferr
+	}
+	return osError(verb, w.displayOf(path), w.root.refuse(err))
+}
+
+// displayOf is the display path of the entry at path below the target.
+func (w *treeWalk) displayOf(path string) string {
+	path = strings.TrimSuffix(path, "/")
+	if path == "" {
+		return w.display
+	}
+	return joinKey(w.display, filepath.FromSlash(displayName(path)))
+}
+
+// nameOf is the root's name for the entry at path below the target.
+func (w *treeWalk) nameOf(path string) string {
+	if path == "" {
+		return w.name
+	}
+	if w.name == "." {
+		return filepath.FromSlash(path)
+	}
+	return joinKey(w.name, filepath.FromSlash(path))
+}
+
+// treeEntry is an entry of Walk: the target itself (dir nil, typed and
+// sized through symlinks), or a child of the open directory dir.
+type treeEntry struct {
+	w    *treeWalk
+	dir  *treeDir
+	name string
+	path string
+	typ  fs.Type
+	info fs.EntryInfo // the target's
+}
+
+func (e *treeEntry) Path() string  { return e.path }
+func (e *treeEntry) Type() fs.Type { return e.typ }
+
+// Info stats the entry relative to its directory's handle, without
+// following a symlink: a symlink is sized -1, with its own time.
+func (e *treeEntry) Info() (fs.EntryInfo, error) {
+	if e.dir == nil {
+		return e.info, nil
+	}
+	var st fileStat
+	if err := e.w.lstat(e.dir, e.name, &st); err != nil {
+		if isAbsent(err) {
+			return fs.EntryInfo{}, fs.NotFound("stat", e.w.displayOf(e.path))
+		}
+		return fs.EntryInfo{}, osError("stat", e.w.displayOf(e.path), err)
+	}
+	return entryInfo(&st), nil
+}
+
+func entryInfo(st *fileStat) fs.EntryInfo {
+	info := fs.EntryInfo{Size: -1, ModTime: modTime(st)}
+	if isRegular(st) {
+		info.Size = st.Size
+	}
+	return info
+}
+
+// Open opens the entry, a regular file, for reading its bytes as stored.
+// It resolves the entry's real name again from the root, refusing every
+// symlink on the way, so it works from any goroutine for as long as the
+// provider is open; an entry that is no longer a regular file (a FIFO, or
+// swapped for a symlink) is refused without blocking.
+func (e *treeEntry) Open(ctx context.Context) (io.ReadCloser, error) {
+	display := e.w.displayOf(e.path)
+	if err := ctx.Err(); err != nil {
+		return nil, fs.Aborted("read", err)
+	}
+	if e.typ != fs.TypeFile {
+		return nil, fs.NotRegularFile("read", display)
+	}
+	file, err := e.w.openFile(e.w.nameOf(e.path))
+	switch {
+	case err == nil:
+		return file, nil
+	case errors.Is(err, syscall.ELOOP) || err == errNotRegular:
+		return nil, fs.NotRegularFile("read", display)
+	case isAbsent(err):
+		return nil, fs.NotFound("read", display)
+	}
+	return nil, osError("read", display, e.w.root.refuse(err))
+}
+
+// errNotRegular is an entry opened for reading that turned out not to be a
+// regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// openChecked finishes an open for reading: file must be a regular file.
+func openChecked(file *os.File) (*os.File, error) {
+	var st fileStat
+	if err := fstat(file, &st); err != nil {
+		file.Close()
+		return nil, err
+	}
+	if !isRegular(&st) {
+		file.Close()
+		return nil, errNotRegular
+	}
+	return file, nil
+}

@@ -1,0 +1,176 @@
+package fslocal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+// treeDir is a directory of a walk by its descriptor; file holds the
+// target's, which its root opened.
+type treeDir struct {
+	fd   int
+	file *os.File
+}
+
+// listBuf is the size of one getdents read: a few hundred names.
+const listBuf = 32 << 10
+
+func (w *treeWalk) openTop() (*treeDir, error) {
+	file, err := w.root.open(w.name, openDirFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &treeDir{fd: int(file.Fd()), file: file}, nil
+}
+
+// enter opens the child directory name relative to dir; a symlink there
+// fails with ELOOP, anything else with ENOTDIR.
+func (w *treeWalk) enter(dir *treeDir, name string) (*treeDir, error) {
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(dir.fd, name, openDirFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
+	}
+	return &treeDir{fd: fd}, nil
+}
+
+func (w *treeWalk) close(dir *treeDir) {
+	if dir.file != nil {
+		dir.file.Close()
+	} else {
+		unix.Close(dir.fd)
+	}
+	dir.fd = -1
+}
+
+// read lists dir with getdents: names and types come from the directory
+// itself, and only an entry the filesystem does not type (DT_UNKNOWN) is
+// stat'ed. The names share one string, so a listing costs two allocations
+// whatever its length.
+func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
+	if w.buf == nil {
+		w.buf = make([]byte, listBuf)
+	}
+	var (
+		names []byte
+		ents  []dirent // names are offsets into names until the end
+		ends  []int
+	)
+	for {
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := retry(func() (int, error) { return unix.Getdents(dir.fd, w.buf) })
+		if err != nil {
+			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
+		}
+		if n == 0 {
+			break
+		}
+		for b := w.buf[:n]; len(b) > 0; {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
+			typ, name := b[18], b[19:reclen]
+			b = b[reclen:]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			names = append(names, name...)
+			ends = append(ends, len(names))
+			ents = append(ents, dirent{typ: direntType(typ)})
+		}
+	}
+	all, start := string(names), 0
+	for i, end := range ends {
+		ents[i].name, start = all[start:end], end
+		if ents[i].typ == "" {
+			var st fileStat
+			if err := w.lstat(dir, ents[i].name, &st); err != nil {
+				return nil, err
+			}
+			ents[i].typ = lstatType(&st)
+		}
+	}
+	return sortEntries(ents), nil
+}
+
+// direntType is the type a d_type says; "" when the filesystem left it
+// unknown.
+func direntType(t uint8) fs.Type {
+	switch t {
+	case unix.DT_REG:
+		return fs.TypeFile
+	case unix.DT_DIR:
+		return fs.TypeDirectory
+	case unix.DT_LNK:
+		return fs.TypeSymlink
+	case unix.DT_UNKNOWN:
+		return ""
+	}
+	return fs.TypeOther
+}
+
+// lstatType is the type of what st describes, a symlink not followed.
+func lstatType(st *fileStat) fs.Type {
+	if isSymlink(st) {
+		return fs.TypeSymlink
+	}
+	return typeOf(st)
+}
+
+func (w *treeWalk) lstat(dir *treeDir, name string, st *fileStat) error {
+	_, err := retry(func() (int, error) {
+		return 0, unix.Fstatat(dir.fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
+	})
+	return wrapErrno("lstat", name, err)
+}
+
+// openFile opens the regular file at name (the root's name for it) without
+// following any symlink: one openat2 beneath the root's handle, refusing
+// symlinks at every step; without openat2, its directory through the
+// root's os.Root and the file relative to that; by its absolute name on
+// the host root.
+func (w *treeWalk) openFile(name string) (*os.File, error) {
+	const flags = openReadFlags | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	r := w.root
+	var (
+		fd  int
+		err error
+	)
+	switch {
+	case r.dir == nil:
+		fd, err = retry(func() (int, error) { return unix.Open(name, flags, 0) })
+		err = wrapErrno("open", name, err)
+	default:
+		fd, err = r.openat2(name, flags, 0, beneath|unix.RESOLVE_NO_SYMLINKS)
+		if err == errNoOpenat2 {
+			fd, err = w.openInDir(name, flags)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return openChecked(os.NewFile(uintptr(fd), r.key(name)))
+}
+
+// openInDir opens name relative to its directory, which os.Root opens.
+func (w *treeWalk) openInDir(name string, flags int) (int, error) {
+	dir, err := w.root.open(filepath.Dir(name), openDirFlags, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer dir.Close()
+	base := filepath.Base(name)
+	fd, err := retry(func() (int, error) { return unix.Openat(int(dir.Fd()), base, flags, 0) })
+	return fd, wrapErrno("openat", name, err)
+}

@@ -1,0 +1,80 @@
+//go:build !linux
+
+package fslocal
+
+import (
+	"os"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+)
+
+// treeDir is a directory of a walk by its name for the root's operations:
+// os.Root keeps every step inside a confined root, but, unlike a walk by
+// descriptors, follows a directory swapped for a symlink that stays inside.
+type treeDir struct{ name string }
+
+func (w *treeWalk) openTop() (*treeDir, error) { return &treeDir{w.name}, nil }
+
+func (w *treeWalk) enter(dir *treeDir, name string) (*treeDir, error) {
+	return &treeDir{w.join(dir, name)}, nil
+}
+
+func (w *treeWalk) close(*treeDir) {}
+
+func (w *treeWalk) join(dir *treeDir, name string) string {
+	if dir.name == "." {
+		return name
+	}
+	return joinKey(dir.name, name)
+}
+
+func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
+	file, err := w.root.open(dir.name, openDirFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	children, err := file.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	ents := make([]dirent, len(children))
+	for i, c := range children {
+		ents[i] = dirent{name: c.Name(), typ: modeType(c.Type())}
+	}
+	return sortEntries(ents), nil
+}
+
+// modeType is the walk's type of a directory entry's mode.
+func modeType(m os.FileMode) fs.Type {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return fs.TypeSymlink
+	case m.IsDir():
+		return fs.TypeDirectory
+	case m.IsRegular():
+		return fs.TypeFile
+	}
+	return fs.TypeOther
+}
+
+func (w *treeWalk) lstat(dir *treeDir, name string, st *fileStat) error {
+	return w.root.lstat(w.join(dir, name), st)
+}
+
+// openFile opens the regular file at name when it is not a symlink; the
+// open itself may follow one swapped in meanwhile, inside the root.
+func (w *treeWalk) openFile(name string) (*os.File, error) {
+	var st fileStat
+	if err := w.root.lstat(name, &st); err != nil {
+		return nil, err
+	}
+	if !isRegular(&st) {
+		return nil, errNotRegular
+	}
+	file, err := w.root.open(name, openReadFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	return openChecked(file)
+}
