@@ -91,49 +91,60 @@ func classify(s runeSet) side {
 }
 
 // edge is the side an element shows at its first (or last) character;
-// unknownSide when it may match the empty string or is too complex.
+// unknownSide when it may match the empty string.
 func edge(n *node, first bool) side {
+	chars, nullable := edgeChars(n, first)
+	if nullable {
+		return unknownSide
+	}
+	return classify(chars)
+}
+
+// edgeChars is the set of characters n can start (or end) with, and
+// whether n can match the empty string.
+func edgeChars(n *node, first bool) (runeSet, bool) {
 	switch n.op {
 	case opLit:
 		if n.fold {
-			return classify(foldOrbit(n.r))
+			return foldOrbit(n.r), false
 		}
-		return classify(runeSet{n.r, n.r})
+		return runeSet{n.r, n.r}, false
 	case opClass:
-		return classify(n.set)
+		return n.set, false
 	case opConcat:
+		var u runeSet
 		for i := range n.subs {
 			s := n.subs[i]
 			if !first {
 				s = n.subs[len(n.subs)-1-i]
 			}
-			if s.op != opAssert && s.op != opEmpty {
-				return edge(s, first)
+			chars, nullable := edgeChars(s, first)
+			u = u.union(chars)
+			if !nullable {
+				return u, false
 			}
 		}
+		return u, true
 	case opAlt:
 		var u runeSet
+		any := false
 		for _, s := range n.subs {
-			e := edge(s, first)
-			if e.states&sB != 0 {
-				return unknownSide
-			}
-			u = u.union(e.set)
+			chars, nullable := edgeChars(s, first)
+			u, any = u.union(chars), any || nullable
 		}
-		return classify(u)
+		return u, any
 	case opRepeat:
-		if n.min >= 1 {
-			return edge(n.sub, first)
-		}
+		chars, nullable := edgeChars(n.sub, first)
+		return chars, nullable || n.min == 0
 	}
-	return unknownSide
+	return nil, true // opAssert, opEmpty
 }
 
 // goWord is how Go's ASCII \b sees a one-state side: as a word character or
 // not; ok is false when it would see some of its characters each way.
 func goWord(s side) (word, ok bool) {
 	switch s.states {
-	case sB, sN:
+	case sB, sN, sB | sN:
 		return false, true
 	case sW:
 		aw := loadTables().asciiWord
@@ -352,18 +363,28 @@ func (e *emitter) class(s runeSet) {
 	e.b.WriteByte(']')
 }
 
-// oneSide is the side next to items[i], looking backward (dir -1) or forward.
+// oneSide is the side next to items[i], looking backward (dir -1) or
+// forward: the characters of the elements there, up to the first that
+// cannot match empty, or the line boundary when an anchor stands there.
 func oneSide(items []*node, i, dir int) side {
+	var u runeSet
 	for j := i + dir; j >= 0 && j < len(items); j += dir {
 		n := items[j]
-		if n.op == opEmpty { // a resolved assertion
+		if n.op == opAssert {
+			if dir < 0 && n.kind == aLineStart || dir > 0 && n.kind == aLineEnd {
+				s := classify(u)
+				if len(u) == 0 {
+					s = side{}
+				}
+				s.states |= sB
+				return s
+			}
 			continue
 		}
-		if n.op != opAssert {
-			return edge(n, dir > 0)
-		}
-		if dir < 0 && n.kind == aLineStart || dir > 0 && n.kind == aLineEnd {
-			return side{states: sB}
+		chars, nullable := edgeChars(n, dir > 0)
+		u = u.union(chars)
+		if !nullable {
+			return classify(u)
 		}
 	}
 	return unknownSide
@@ -467,23 +488,34 @@ func (e *emitter) middle(items []*node, i int) {
 		known side
 		after bool
 	}{{prev, true}, {next, false}} {
-		if try.known.states&(try.known.states-1) != 0 {
-			continue // more than one state
-		}
 		gw, ok := goWord(try.known)
 		if !ok {
 			continue
 		}
-		var S uint8
+		// The other side's allowed states must not depend on which of
+		// the known side's states holds.
+		S, consistent := uint8(0), true
 		eachState(sAll, func(o uint8) {
-			p, q := try.known.states, o
-			if !try.after {
-				p, q = o, try.known.states
-			}
-			if allowed(n.kind, p, q) {
+			yes, no := false, false
+			eachState(try.known.states, func(k uint8) {
+				p, q := k, o
+				if !try.after {
+					p, q = o, k
+				}
+				if allowed(n.kind, p, q) {
+					yes = true
+				} else {
+					no = true
+				}
+			})
+			if yes {
 				S |= o
 			}
+			consistent = consistent && !(yes && no)
 		})
+		if !consistent {
+			continue
+		}
 		if s, ok := goAssert(S, gw, try.after); ok {
 			e.b.WriteString(s)
 			return

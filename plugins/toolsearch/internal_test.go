@@ -1,0 +1,70 @@
+package toolsearch
+
+import (
+	"strings"
+	"testing"
+)
+
+// Decision 10: both tools only read, so they are parallel-safe.
+func TestDefinitionsParallel(t *testing.T) {
+	l, err := Config{GlobMaxResults: 1, GrepMaxMatches: 1, GrepMaxLineBytes: 1, RawOutputMaxBytes: 1, TimeoutMs: 1}.limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := (&toolset{limits: l}).definitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defs {
+		if d.ConcurrencySafe == nil || !d.ConcurrencySafe(nil) {
+			t.Errorf("%s is exclusive", d.Name)
+		}
+	}
+}
+
+// S-017: only a comma outside every brace makes a list.
+func TestTopLevelComma(t *testing.T) {
+	for glob, want := range map[string]bool{
+		"*.ts,*.js": true, "a},b": true, "}},a": true, ",": true,
+		"*.{ts,tsx}": false, "{a,{b,c}}": false, "{a,b": false, "x": false,
+	} {
+		if got := hasTopLevelComma(glob); got != want {
+			t.Errorf("%q: %v", glob, got)
+		}
+	}
+}
+
+// S-030: the top-level entry below a root, for each way a root is spelled.
+func TestTopLevel(t *testing.T) {
+	for _, c := range []struct{ path, root, want string }{
+		{"a.txt", ".", "a.txt"},
+		{"src/b.ts", ".", "src"},
+		{"./src/b.ts", ".", "src"},
+		{"src/x/b.ts", "src", "x"},
+		{"src/b.ts", "src/", "b.ts"},
+		{"src/b.ts", "src//", "b.ts"},
+		{"a.txt", "a.txt", ""},
+		{"./src/x/y", "./src", "x"},
+		{"/abs/out/x", "/abs/out", "x"},
+	} {
+		if got := topLevel(c.path, c.root); got != c.want {
+			t.Errorf("topLevel(%q, %q) = %q, want %q", c.path, c.root, got, c.want)
+		}
+	}
+}
+
+// S-044: a long line is cut at a byte budget, never inside a character.
+func TestPreview(t *testing.T) {
+	x2000 := strings.Repeat("x", 2000)
+	for _, c := range []struct{ line, want string }{
+		{x2000, x2000},
+		{x2000 + "y", x2000 + " (line truncated)"},
+		{strings.Repeat("a", 1999) + "é" + "tail", strings.Repeat("a", 1999) + " (line truncated)"},
+		{strings.Repeat("a", 1998) + "é" + "tail", strings.Repeat("a", 1998) + "é (line truncated)"},
+		{"", ""},
+	} {
+		if got := preview(c.line, 2000); got != c.want {
+			t.Errorf("preview(%.20q…) = %.40q…", c.line, got)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+// Package toolsearch contributes the model-facing discovery tools, glob
+// (files by path pattern) and grep (file contents by regular expression),
+// and their prompt guidance. It searches natively through the fs provider
+// seam, walking with fs.Walk, so the provider's confinement and path
+// display apply; what the model sees reproduces ripgrep's selection, order
+// and texts as docs/tools.md describes.
+package toolsearch
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// Config holds the result caps and the call deadline. Every key is
+// optional and must be a positive integer. The keys are numbers, not
+// integers, so that 1.5 or 0 reaches the plugin's own message instead of a
+// schema violation worded differently.
+type Config struct {
+	// GlobMaxResults is the number of paths glob shows inline.
+	GlobMaxResults float64 `json:"globMaxResults,omitempty" jsonschema:"default=100"`
+	// GrepMaxMatches is the number of matches grep shows inline.
+	GrepMaxMatches float64 `json:"grepMaxMatches,omitempty" jsonschema:"default=250"`
+	// GrepMaxLineBytes is the UTF-8 bytes of a matched line shown inline.
+	GrepMaxLineBytes float64 `json:"grepMaxLineBytes,omitempty" jsonschema:"default=2000"`
+	// RawOutputMaxBytes caps the bytes a search produces before it fails.
+	RawOutputMaxBytes float64 `json:"rawOutputMaxBytes,omitempty" jsonschema:"default=20000000"`
+	// TimeoutMs is the deadline of one call, in milliseconds.
+	TimeoutMs float64 `json:"timeoutMs,omitempty" jsonschema:"default=30000"`
+}
+
+// limits is a validated Config.
+type limits struct {
+	globMaxResults, grepMaxMatches, grepMaxLineBytes int
+	rawOutputMaxBytes                                int64
+	timeout                                          time.Duration
+}
+
+// limits checks every key in declaration order and names the first bad
+// one. Larger values than an int holds only mean "no practical cap".
+func (c Config) limits() (limits, error) {
+	for _, k := range []struct {
+		name string
+		v    float64
+	}{
+		{"globMaxResults", c.GlobMaxResults},
+		{"grepMaxMatches", c.GrepMaxMatches},
+		{"grepMaxLineBytes", c.GrepMaxLineBytes},
+		{"rawOutputMaxBytes", c.RawOutputMaxBytes},
+		{"timeoutMs", c.TimeoutMs},
+	} {
+		if k.v < 1 || k.v != math.Trunc(k.v) {
+			return limits{}, fmt.Errorf("tool-fs-search: %s must be a positive integer", k.name)
+		}
+	}
+	count := func(v float64) int { return int(min(v, math.MaxInt32)) }
+	return limits{
+		globMaxResults:    count(c.GlobMaxResults),
+		grepMaxMatches:    count(c.GrepMaxMatches),
+		grepMaxLineBytes:  count(c.GrepMaxLineBytes),
+		rawOutputMaxBytes: int64(min(c.RawOutputMaxBytes, 1<<53)),
+		timeout:           time.Duration(min(c.TimeoutMs, math.MaxInt64/float64(time.Millisecond))) * time.Millisecond,
+	}, nil
+}
+
+// Plugin registers glob and grep, with their prompt sections, once the fs
+// provider, the tool registry and the prompt service exist.
+var Plugin = runtime.Configured("toolsearch", apply, runtime.Inject(registry.Tools, fs.Service, registry.Prompts))
+
+// The model-facing guidance, one prompt section per tool.
+const (
+	globGuidance = "Use the glob tool — not shell find — to discover files by path pattern. A pattern with no \"/\" matches basenames at any depth, so \"*\" matches every file in the tree rather than its top level. Results are files only, never directories, and include hidden and ignored files: a result that fits comes back in modification-time order, while a larger one is sampled across top-level entries, so it spans the tree instead of one subtree."
+	grepGuidance = "Use the grep tool — not shell grep or rg — to search file contents. Use read on a matched file when you need surrounding context."
+)
+
+const (
+	globDescription = "Find files whose paths match a glob pattern. Returns matching file paths — never directories — including hidden and ignored files (VCS metadata directories are excluded). Up to %[1]d paths come back in modification-time order; a larger result instead returns %[1]d paths sampled across top-level entries, says so, and reports where the complete sorted list was saved. This tool does not enumerate directory entries."
+	grepDescription = "Search file contents with a ripgrep regular expression. Returns matching lines with line numbers, grouped by file. Returns the first %d matches inline; a capped result reports where the complete match list was saved. Use read on a matched file for surrounding context."
+)
+
+func apply(ctx *runtime.Context, cfg Config) error {
+	l, err := cfg.limits()
+	if err != nil {
+		return err
+	}
+	tools, err := registry.Tools.Get(ctx)
+	if err != nil {
+		return err
+	}
+	prompts, err := registry.Prompts.Get(ctx)
+	if err != nil {
+		return err
+	}
+	defs, err := (&toolset{rt: ctx, limits: l}).definitions()
+	if err != nil {
+		return err
+	}
+	for _, d := range defs {
+		if err := tools.Register(ctx, d); err != nil {
+			return err
+		}
+	}
+	for _, s := range []registry.Section{
+		{Name: "tool:glob", Order: 103, Text: globGuidance},
+		{Name: "tool:grep", Order: 104, Text: grepGuidance},
+	} {
+		if err := prompts.Add(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// definitions builds the two tools, in the order the model sees them. Both
+// only read, so calls may run in parallel with other reads.
+func (t *toolset) definitions() ([]registry.Tool, error) {
+	glob, err := registry.Define("glob", fmt.Sprintf(globDescription, t.limits.globMaxResults), t.glob, renderGlob(t.limits.globMaxResults))
+	if err != nil {
+		return nil, err
+	}
+	grep, err := registry.Define("grep", fmt.Sprintf(grepDescription, t.limits.grepMaxMatches), t.grep,
+		renderGrep(t.limits.grepMaxMatches, t.limits.grepMaxLineBytes))
+	if err != nil {
+		return nil, err
+	}
+	parallel := func(json.RawMessage) bool { return true }
+	for _, d := range []*registry.Tool{&glob, &grep} {
+		d.ConcurrencySafe = parallel
+		d.Traits = registry.Traits{ReadOnly: true, Paths: []string{"path"}}
+	}
+	return []registry.Tool{glob, grep}, nil
+}
