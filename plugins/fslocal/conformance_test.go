@@ -8,7 +8,9 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	fstest.TestFileSystem(t, func(t *testing.T, root string) fs.FileSystem { return NewUnconfined(root) })
+	newFS := func(t *testing.T, root string) fs.FileSystem { return NewUnconfined(root) }
+	fstest.TestFileSystem(t, newFS)
+	fstest.TestWalk(t, newFS)
 }
 
 // TestConformanceConfined runs the kit against the provider confined to
@@ -17,6 +19,7 @@ func TestConformanceConfined(t *testing.T) {
 	newFS := func(t *testing.T, root string) fs.FileSystem { return confined(t, Config{Cwd: root}) }
 	fstest.TestFileSystem(t, newFS)
 	fstest.TestConfinement(t, newFS)
+	fstest.TestWalk(t, newFS)
 }
 
 // confined opens a confined provider for the test and closes it after.
