@@ -111,7 +111,7 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return serveHTTP(ctx, o.http, o.sessionTimeout, server.MCP(), logger)
 	}
 	logger.Info("serving MCP on stdio", "workspace", d.Workspace)
-	err = server.MCP().Run(ctx, &mcp.IOTransport{Reader: stdin, Writer: stdout})
+	err = server.MCP().Run(ctx, mcpserver.NewIOTransport(stdin, stdout))
 	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil // interrupted, or the client went away
 	}

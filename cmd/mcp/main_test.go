@@ -311,3 +311,75 @@ func TestHTTPIdleSession(t *testing.T) {
 		t.Fatalf("an idle session still answers after %v", 3*timeout)
 	}
 }
+
+// TestStdioBadLine: a line that is not JSON is answered with a parse error
+// and the server goes on serving; before, it exited with status 1.
+func TestStdioBadLine(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--workspace", ws)
+	var stderr mcptest.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	exchange := func(send string, wantPrefix string) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, send+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			select {
+			case line, ok := <-lines:
+				if !ok {
+					t.Fatalf("after %s: the server closed stdout; stderr:\n%s", send, stderr.String())
+				}
+				if strings.HasPrefix(line, wantPrefix) {
+					return line
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("after %s: no line starting %s; stderr:\n%s", send, wantPrefix, stderr.String())
+			}
+		}
+	}
+	const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`
+	if got := exchange("garbage", `{"jsonrpc":"2.0","id":null,`); got != parseError {
+		t.Fatalf("got %s, want %s", got, parseError)
+	}
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"v0"}}}`, `{"jsonrpc":"2.0","id":1,"result":`)
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := exchange("{not json", `{"jsonrpc":"2.0","id":null,`); got != parseError {
+		t.Fatalf("got %s, want %s", got, parseError)
+	}
+	got := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}`, `{"jsonrpc":"2.0","id":2,`)
+	if !strings.Contains(got, `1: alpha`) || strings.Contains(got, `"isError":true`) {
+		t.Fatalf("read after the bad lines: %s", got)
+	}
+	stdin.Close()
+	for range lines { // stdout is read to its end before Wait
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
+	}
+}

@@ -128,7 +128,7 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 }
 
 // MCP returns the SDK server, to run on a transport:
-// s.MCP().Run(ctx, &mcp.StdioTransport{}) or
+// s.MCP().Run(ctx, NewIOTransport(os.Stdin, os.Stdout)) or
 // mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP() }, nil).
 // A stateless HTTP handler would make every request its own session, and
 // so defeat read-before-write: keep sessions.
@@ -209,6 +209,8 @@ func annotationsOf(t registry.Traits) *mcp.ToolAnnotations {
 
 // ErrorContent is the structured content of a failed call: the registry's
 // error name and code, for clients that act on failures programmatically.
+// A failure without a code has no structured content: there is nothing to
+// act on, and an empty object would look like a result.
 type ErrorContent struct {
 	Name string `json:"name,omitempty"`
 	Code string `json:"code,omitempty"`
@@ -232,7 +234,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 
 func resultOf(res *registry.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
-	if res.IsError && res.Error != nil {
+	if res.IsError && res.Error != nil && res.Error.Code != "" {
 		out.StructuredContent = ErrorContent{Name: res.Error.Name, Code: res.Error.Code}
 	}
 	return out

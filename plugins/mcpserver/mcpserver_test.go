@@ -224,17 +224,24 @@ func TestResultsMatchTheRegistry(t *testing.T) {
 		{"list", `{}`},
 		{"read", `{"file_path":"missing.txt"}`},
 		{"read", `{"file_path":7}`},
+		{"read", `{"file_path":"a.txt","offset":-1}`}, // a failure without a code
 	} {
 		want := fx.d.Tools.Execute(t.Context(), &registry.Call{Tool: tc.tool, Args: json.RawMessage(tc.args)})
 		got := call(t, cs, tc.tool, json.RawMessage(tc.args))
 		if text(t, got) != want.Text || got.IsError != want.IsError {
 			t.Errorf("%s %s:\n got %v %q\nwant %v %q", tc.tool, tc.args, got.IsError, text(t, got), want.IsError, want.Text)
 		}
-		if want.IsError {
+		switch {
+		case want.IsError && want.Error.Code == "":
+			// Nothing to act on: no structured content rather than {}.
+			if got.StructuredContent != nil {
+				t.Errorf("%s %s: structured content %v without a code", tc.tool, tc.args, got.StructuredContent)
+			}
+		case want.IsError:
 			if code := errorCode(t, got); code != want.Error.Code {
 				t.Errorf("%s %s: code %q, want %q", tc.tool, tc.args, code, want.Error.Code)
 			}
-		} else if got.StructuredContent != nil {
+		case got.StructuredContent != nil:
 			t.Errorf("%s %s: structured content %v on success", tc.tool, tc.args, got.StructuredContent)
 		}
 	}
