@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -23,7 +24,9 @@ var _ fs.Walker = (*FS)(nil)
 // entries, as in ListDir. A directory that turns into something else
 // between its listing and its visit (removed, swapped for a symlink) is
 // visited as listed and its contents are left out. One walk holds a handle
-// per level of the current path and the names of that path's directories.
+// per level of the current path and the names of that path's directories,
+// plus up to 2×GOMAXPROCS subdirectories listed ahead, in parallel, on
+// other goroutines (the visits stay in order on the caller's).
 func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted("list", err)
@@ -39,7 +42,8 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 		}
 		return osError("list", t.Path, err)
 	}
-	w := &treeWalk{ctx: ctx, root: r, name: name, display: t.Path, fn: fn}
+	w := &treeWalk{ctx: ctx, root: r, name: name, display: t.Path, fn: fn,
+		ahead: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	top := &treeEntry{w: w, typ: typeOf(&st), info: entryInfo(&st)}
 	if err := fn(top); err != nil || top.typ != fs.TypeDirectory {
 		return skipped(err)
@@ -49,7 +53,11 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 		return w.failed("list", "", err)
 	}
 	defer w.close(dir)
-	return skipped(w.walk(dir, ""))
+	ents, err := w.read(dir)
+	if err != nil {
+		return w.failed("list", "", err)
+	}
+	return skipped(w.walk(dir, ents, ""))
 }
 
 // skipped is the walk's result once fn returned err: SkipDir and SkipAll
@@ -69,7 +77,7 @@ type treeWalk struct {
 	name    string
 	display string
 	fn      fs.WalkFunc
-	buf     []byte // the platform's listing buffer, reused for each directory
+	ahead   chan struct{} // a slot per directory listed ahead of the walk
 }
 
 // dirent is a directory's entry as listed: its name as stored, typed
@@ -79,14 +87,12 @@ type dirent struct {
 	typ  fs.Type
 }
 
-// walk visits the entries of the directory dir, whose path below the
+// walk visits the entries ents of the directory dir, whose path below the
 // target is prefix ("" or ending in "/"), and below them.
-func (w *treeWalk) walk(dir *treeDir, prefix string) error {
-	ents, err := w.read(dir)
-	if err != nil {
-		return w.failed("list", prefix, err)
-	}
-	for _, d := range ents {
+func (w *treeWalk) walk(dir *treeDir, ents []dirent, prefix string) error {
+	ahead := w.readAhead(dir, ents)
+	defer ahead.drain()
+	for i, d := range ents {
 		if err := w.ctx.Err(); err != nil {
 			return fs.Aborted("list", err)
 		}
@@ -100,20 +106,119 @@ func (w *treeWalk) walk(dir *treeDir, prefix string) error {
 		case d.typ != fs.TypeDirectory:
 			continue
 		}
-		sub, err := w.enter(dir, d.name)
+		l := ahead.take(i)
 		switch {
-		case isAbsent(err) || errors.Is(err, syscall.ELOOP):
+		case isAbsent(l.err) || errors.Is(l.err, syscall.ELOOP):
 			continue // no longer the directory listed
-		case err != nil:
-			return w.failed("list", e.path, err)
+		case l.err != nil:
+			return w.failed("list", e.path, l.err)
 		}
-		err = w.walk(sub, e.path+"/")
-		w.close(sub)
+		err = w.walk(l.dir, l.ents, e.path+"/")
+		w.close(l.dir)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// listing is a child directory opened and listed, maybe ahead of the walk.
+type listing struct {
+	index int // in the parent's entries
+	dir   *treeDir
+	ents  []dirent
+	err   error
+	done  chan struct{}
+}
+
+// list opens the child directory name of dir and lists it.
+func (w *treeWalk) list(dir *treeDir, name string) *listing {
+	l := &listing{}
+	if l.dir, l.err = w.enter(dir, name); l.err == nil {
+		if l.ents, l.err = w.read(l.dir); l.err != nil {
+			w.close(l.dir)
+		}
+	}
+	return l
+}
+
+// readAhead lists the subdirectories of one directory before the walk
+// reaches them, in their order, on other goroutines. The walk's ahead
+// slots bound the listings done or running ahead across all levels, and
+// with them the descriptors and names held beyond the current path's.
+type readAhead struct {
+	w       *treeWalk
+	dir     *treeDir
+	ents    []dirent
+	next    int        // the first entry not yet considered
+	pending []*listing // started, in entry order
+}
+
+func (w *treeWalk) readAhead(dir *treeDir, ents []dirent) *readAhead {
+	a := &readAhead{w: w, dir: dir, ents: ents}
+	a.fill()
+	return a
+}
+
+// fill starts listings of the next subdirectories while slots are free.
+func (a *readAhead) fill() {
+	for ; a.next < len(a.ents); a.next++ {
+		if a.ents[a.next].typ != fs.TypeDirectory {
+			continue
+		}
+		select {
+		case a.w.ahead <- struct{}{}:
+		default:
+			return
+		}
+		l := &listing{index: a.next, done: make(chan struct{})}
+		go func(name string) {
+			defer close(l.done)
+			r := a.w.list(a.dir, name)
+			l.dir, l.ents, l.err = r.dir, r.ents, r.err
+		}(a.ents[a.next].name)
+		a.pending = append(a.pending, l)
+	}
+}
+
+// take returns the listing of the subdirectory at index i: the one started
+// ahead, or one made now. Listings of the directories skipped before it
+// are dropped.
+func (a *readAhead) take(i int) *listing {
+	defer a.fill()
+	for len(a.pending) > 0 && a.pending[0].index <= i {
+		l := a.pending[0]
+		a.pending = a.pending[1:]
+		a.release(l)
+		if l.index == i {
+			return l
+		}
+		if l.err == nil {
+			a.w.close(l.dir)
+		}
+	}
+	if i >= a.next {
+		a.next = i + 1
+	}
+	return a.w.list(a.dir, a.ents[i].name)
+}
+
+// release waits for the listing l and frees its slot.
+func (a *readAhead) release(l *listing) {
+	<-l.done
+	<-a.w.ahead
+}
+
+// drain waits for the listings still ahead and closes them, so that the
+// directory's descriptor, which they open children by, can be closed.
+func (a *readAhead) drain() {
+	for _, l := range a.pending {
+		a.release(l)
+		if l.err == nil {
+			a.w.close(l.dir)
+		}
+	}
+	a.pending = nil
 }
 
 // sortEntries orders a listing by the bytes of its names and drops the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -18,8 +19,8 @@ type treeDir struct {
 	file *os.File
 }
 
-// listBuf is the size of one getdents read: a few hundred names.
-const listBuf = 32 << 10
+// listBufs hold the buffers of getdents, a few hundred names each.
+var listBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 func (w *treeWalk) openTop() (*treeDir, error) {
 	file, err := w.root.open(w.name, openDirFlags, 0)
@@ -55,9 +56,8 @@ func (w *treeWalk) close(dir *treeDir) {
 // stat'ed. The names share one string, so a listing costs two allocations
 // whatever its length.
 func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
-	if w.buf == nil {
-		w.buf = make([]byte, listBuf)
-	}
+	buf := listBufs.Get().(*[]byte)
+	defer listBufs.Put(buf)
 	var (
 		names []byte
 		ents  []dirent // names are offsets into names until the end
@@ -67,14 +67,14 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 		if err := w.ctx.Err(); err != nil {
 			return nil, err
 		}
-		n, err := retry(func() (int, error) { return unix.Getdents(dir.fd, w.buf) })
+		n, err := retry(func() (int, error) { return unix.Getdents(dir.fd, *buf) })
 		if err != nil {
 			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
 		}
 		if n == 0 {
 			break
 		}
-		for b := w.buf[:n]; len(b) > 0; {
+		for b := (*buf)[:n]; len(b) > 0; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
 			typ, name := b[18], b[19:reclen]

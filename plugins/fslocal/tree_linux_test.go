@@ -2,9 +2,13 @@ package fslocal
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -106,4 +110,67 @@ func TestWalkSwapRace(t *testing.T) {
 		t.Errorf("the race did not happen: %d read, %d refused", opened.Load(), refused.Load())
 	}
 	j.untouched(t)
+}
+
+// TestWalkDescriptors checks the descriptors a walk holds: one per level
+// of the current path plus the listings ahead (2 per GOMAXPROCS) at most,
+// and none once it returned, however it ended.
+func TestWalkDescriptors(t *testing.T) {
+	_, root := fixture(t)
+	manyFiles(t, root, 40, 5)
+	deep := root
+	for i := range 6 {
+		deep = filepath.Join(deep, "n"+strconv.Itoa(i))
+		if err := os.Mkdir(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		manyFiles(t, deep, 3, 2)
+	}
+	open := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(fds)
+	}
+	stop := errors.New("stop")
+	for name, f := range map[string]*FS{"unconfined": NewUnconfined(root), "confined": confined(t, Config{Cwd: root})} {
+		tg := mustResolve(t, f, root)
+		for _, end := range []string{"done", "SkipAll", "error", "SkipDir", "cancel"} {
+			t.Run(name+"/"+end, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				before, most, visits := open(), 0, 0
+				err := f.Walk(ctx, tg, func(e fs.WalkEntry) error {
+					visits++
+					depth := strings.Count(e.Path(), "/") + 1
+					if n := open() - before - depth; n > most {
+						most = n
+					}
+					switch {
+					case visits < 30:
+					case end == "SkipAll":
+						return fs.SkipAll
+					case end == "error":
+						return stop
+					case end == "cancel":
+						cancel()
+					case end == "SkipDir" && e.Type() == fs.TypeDirectory:
+						return fs.SkipDir
+					}
+					return nil
+				})
+				if (err != nil) != (end == "error" || end == "cancel") {
+					t.Errorf("walk = %v", err)
+				}
+				if after := open(); after != before {
+					t.Errorf("%d descriptors open before the walk, %d after", before, after)
+				}
+				if limit := 2*runtime.GOMAXPROCS(0) + 1; most > limit {
+					t.Errorf("%d descriptors beyond the path's during the walk, want at most %d", most, limit)
+				}
+				t.Logf("%d visits, at most %d descriptors beyond the path's", visits, most)
+			})
+		}
+	}
 }
