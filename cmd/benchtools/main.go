@@ -231,7 +231,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		results = append(results, r)
 	}
-	return printTable(stdout, results)
+	if err := printTable(stdout, results); err != nil {
+		return err
+	}
+	if load := loadAverage(); load != "" {
+		_, err = fmt.Fprintf(stdout, "load at the end: %s\n", load)
+	}
+	return err
 }
 
 // searchWorkloads prepares the search workloads in dir: it finds rg and

@@ -243,8 +243,18 @@ the workload must stay under.`)
 // machine describes where the run happens, with the load when known.
 func machine() string {
 	s := fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
-	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
-		s += ", load " + strings.Join(strings.Fields(string(load))[:3], " ")
+	if load := loadAverage(); load != "" {
+		s += ", load " + load
 	}
 	return s
+}
+
+// loadAverage is the 1, 5 and 15-minute load averages, "" where the
+// platform does not say.
+func loadAverage() string {
+	load, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(load))[:3], " ")
 }
