@@ -205,8 +205,9 @@ var outers = []outer{
 }
 
 type emitter struct {
-	b   strings.Builder
-	err *SyntaxError
+	b      strings.Builder
+	err    *SyntaxError
+	splits int
 }
 
 func (e *emitter) refuse(n *node, reason string) {
@@ -278,21 +279,57 @@ func (e *emitter) concat(all []*node, atStart, atEnd bool) {
 	for atEnd && trail > lead && isAssert(items[trail-1]) {
 		trail--
 	}
+	// An assertion beside an element that may match empty cannot see past
+	// it; the sequence is then split in two (see split).
+	undecided := func(s side) bool { return s.states != sN && s.states != sW }
+	core := &node{op: opConcat, subs: items[lead:trail]}
+	if lead > 0 && lead < trail && undecided(edge(core, true)) && e.split(items, lead, atStart, atEnd) ||
+		trail < len(items) && lead < trail && undecided(edge(core, false)) && e.split(items, trail-1, atStart, atEnd) {
+		return
+	}
+	for i := lead; i < trail; i++ {
+		n := items[i]
+		if n.op != opAssert || n.kind == aLineStart || n.kind == aLineEnd {
+			continue
+		}
+		if i > lead && undecided(oneSide(items, i, -1)) && e.split(items, i-1, atStart, atEnd) ||
+			i+1 < trail && undecided(oneSide(items, i, 1)) && e.split(items, i+1, atStart, atEnd) {
+			return
+		}
+	}
 	for i := lead; i < trail; i++ {
 		if n := items[i]; n.op == opAssert && n.kind != aLineStart && n.kind != aLineEnd {
 			narrow(items, i)
 		}
 	}
-	core := &node{op: opConcat, subs: items[lead:trail]}
-	if lead > 0 {
-		e.edgeRun(items[:lead], edge(core, true), true)
+	first, last := edge(core, true), edge(core, false)
+	// An edge run next to a character that may or may not be a word
+	// character consumes that character itself, split by wordness.
+	var firstChars, lastChars runeSet
+	var firstRest, lastRest *node
+	from, to := lead, trail
+	if lead > 0 && lead < trail && first.states == sN|sW {
+		if chars, rest, ok := splitChar(items[lead]); ok {
+			firstChars, firstRest, from = chars, rest, lead+1
+		}
 	}
-	for i := lead; i < trail; i++ {
+	if trail < len(items) && from < trail && last.states == sN|sW {
+		if chars, rest, ok := splitChar(items[trail-1]); ok {
+			lastChars, lastRest, to = chars, rest, trail-1
+		}
+	}
+	if lead > 0 {
+		e.edgeRun(items[:lead], first, true, firstChars)
+	}
+	if firstRest != nil {
+		e.emit(firstRest, false, false)
+	}
+	for i := from; i < to; i++ {
 		n := items[i]
 		switch {
 		case n.op == opLit && n.fold:
 			j := i
-			for j < trail && items[j].op == opLit && items[j].fold {
+			for j < to && items[j].op == opLit && items[j].fold {
 				j++
 			}
 			e.lits(items[i:j])
@@ -307,9 +344,58 @@ func (e *emitter) concat(all []*node, atStart, atEnd bool) {
 			e.emit(n, atStart && i == 0, atEnd && i == len(items)-1)
 		}
 	}
-	if trail < len(items) {
-		e.edgeRun(items[trail:], edge(core, false), false)
+	if lastRest != nil {
+		e.emit(lastRest, false, false)
 	}
+	if trail < len(items) {
+		e.edgeRun(items[trail:], last, false, lastChars)
+	}
+}
+
+// maxSplits bounds how many times one pattern is split by split.
+const maxSplits = 16
+
+// split writes a sequence whose element i may match empty (x* or x{0,n})
+// as two alternatives, one where the element matches at least once and one
+// without it, so that an assertion beside it sees a character, or what
+// stands beyond. It reports false, writing nothing, for any other element.
+func (e *emitter) split(items []*node, i int, atStart, atEnd bool) bool {
+	n := items[i]
+	if n.op != opRepeat || n.min != 0 || e.splits >= maxSplits {
+		return false
+	}
+	e.splits++
+	with := cloneAll(items)
+	with[i] = &node{op: opRepeat, sub: n.sub, min: 1, max: n.max, pos: n.pos, end: n.end}
+	without := cloneAll(append(append([]*node{}, items[:i]...), items[i+1:]...))
+	alt := &node{op: opAlt, subs: []*node{{op: opConcat, subs: with}, {op: opConcat, subs: without}}}
+	if n.max == 0 {
+		alt = alt.subs[1]
+	}
+	e.emit(alt, atStart, atEnd)
+	return true
+}
+
+// cloneAll copies nodes deeply: narrow rewrites them in place, and the two
+// alternatives of a split must not share them.
+func cloneAll(ns []*node) []*node {
+	if ns == nil {
+		return nil
+	}
+	out := make([]*node, len(ns))
+	for i, n := range ns {
+		out[i] = clone(n)
+	}
+	return out
+}
+
+func clone(n *node) *node {
+	c := *n
+	c.subs = cloneAll(n.subs)
+	if n.sub != nil {
+		c.sub = clone(n.sub)
+	}
+	return &c
 }
 
 func (e *emitter) lits(ns []*node) {
@@ -414,19 +500,8 @@ func narrow(items []*node, i int) {
 			continue
 		}
 		m := items[c.j]
-		one := m // the single character next to the assertion
-		if m.op == opRepeat && m.min >= 1 {
-			one = m.sub
-		}
-		var chars runeSet
-		switch {
-		case one.op == opClass:
-			chars = one.set
-		case one.op == opLit && one.fold:
-			chars = foldOrbit(one.r)
-		case one.op == opLit:
-			chars = runeSet{one.r, one.r}
-		default:
+		chars, rest, ok := splitChar(m)
+		if !ok {
 			continue
 		}
 		w := loadTables().word
@@ -446,11 +521,7 @@ func narrow(items []*node, i int) {
 			}
 		}
 		narrowed := &node{op: opClass, set: keep, pos: m.pos, end: m.end}
-		if m.op == opRepeat { // x{2,5} next to it becomes x'x{1,4}, or x{1,4}x' before it
-			rest := &node{op: opRepeat, sub: m.sub, min: m.min - 1, max: m.max, pos: m.pos, end: m.end}
-			if rest.max > 0 {
-				rest.max--
-			}
+		if rest != nil { // x{2,5} next to it becomes x'x{1,4}, or x{1,4}x' before it
 			subs := []*node{narrowed, rest}
 			if !c.after {
 				subs = []*node{rest, narrowed}
@@ -461,6 +532,75 @@ func narrow(items []*node, i int) {
 		n.op = opEmpty
 		return
 	}
+	if i > 0 && i+1 < len(items) {
+		splitPair(items, i)
+	}
+}
+
+// splitPair resolves a word assertion between two single characters of
+// unknown wordness: the pair becomes one alternative per pair of sides the
+// assertion allows, each character narrowed to that side.
+func splitPair(items []*node, i int) {
+	prev, next, n := items[i-1], items[i+1], items[i]
+	pc, prest, ok1 := splitChar(prev)
+	nc, nrest, ok2 := splitChar(next)
+	if !ok1 || !ok2 {
+		return
+	}
+	w := loadTables().word
+	part := func(chars runeSet, st uint8) runeSet {
+		if st == sW {
+			return chars.intersect(w)
+		}
+		return chars.minus(w)
+	}
+	alt := &node{op: opAlt, pos: n.pos, end: n.end}
+	for _, p := range []uint8{sN, sW} {
+		for _, q := range []uint8{sN, sW} {
+			a, b := part(pc, p), part(nc, q)
+			if allowed(n.kind, p, q) && len(a) > 0 && len(b) > 0 {
+				alt.subs = append(alt.subs, &node{op: opConcat, subs: []*node{{op: opClass, set: a}, {op: opClass, set: b}}})
+			}
+		}
+	}
+	if len(alt.subs) == 0 {
+		alt = &node{op: opClass, pos: n.pos, end: n.end} // never matches
+	}
+	for _, r := range []struct {
+		at   *node
+		rest *node
+	}{{prev, prest}, {next, nrest}} {
+		if r.rest == nil {
+			*r.at = node{op: opEmpty}
+		} else {
+			*r.at = *r.rest
+		}
+	}
+	*n = *alt
+}
+
+// splitChar splits an element that consumes one character first (or last)
+// into the set of that character and the rest of the element (nil when it
+// is that character alone): a literal, a class, or one of them repeated at
+// least once.
+func splitChar(n *node) (chars runeSet, rest *node, ok bool) {
+	if n.op == opRepeat && n.min >= 1 {
+		chars, _, ok = splitChar(n.sub)
+		rest = &node{op: opRepeat, sub: n.sub, min: n.min - 1, max: n.max, pos: n.pos, end: n.end}
+		if rest.max > 0 {
+			rest.max--
+		}
+		return chars, rest, ok && (n.sub.op == opLit || n.sub.op == opClass)
+	}
+	switch {
+	case n.op == opClass:
+		return n.set, nil, true
+	case n.op == opLit && n.fold:
+		return foldOrbit(n.r), nil, true
+	case n.op == opLit:
+		return runeSet{n.r, n.r}, nil, true
+	}
+	return nil, nil, false
 }
 
 // middle writes a word assertion between two elements.
@@ -534,8 +674,9 @@ func (e *emitter) middle(items []*node, i int) {
 // edgeRun writes a run of assertions at the start (atStart) or the end of
 // the pattern by consuming the character outside the match (or anchoring at
 // the line boundary) and asserting on the inner side, which is what the rest
-// of the pattern shows them.
-func (e *emitter) edgeRun(run []*node, inner side, atStart bool) {
+// of the pattern shows them. With absorb, the inner character is consumed
+// here too, keeping in each alternative only those of absorb that fit.
+func (e *emitter) edgeRun(run []*node, inner side, atStart bool, absorb runeSet) {
 	t := loadTables()
 	type group struct {
 		req      string
@@ -561,6 +702,18 @@ func (e *emitter) edgeRun(run []*node, inner side, atStart bool) {
 		})
 		var req string
 		switch {
+		case absorb != nil:
+			var keep runeSet
+			if S&sW != 0 {
+				keep = absorb.intersect(t.word)
+			}
+			if S&sN != 0 {
+				keep = keep.union(absorb.minus(t.word))
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			req = classString(keep)
 		case inner.states&S == inner.states:
 		case inner.states&S == 0:
 			continue
@@ -592,8 +745,9 @@ func (e *emitter) edgeRun(run []*node, inner side, atStart bool) {
 		e.b.WriteString(never)
 		return
 	}
-	if len(groups) == 1 && groups[0].req == "" && groups[0].count == len(outers) {
-		return // holds whatever stands outside
+	if len(groups) == 1 && groups[0].count == len(outers) {
+		e.b.WriteString(groups[0].req) // holds whatever stands outside
+		return
 	}
 	alts := make([]string, len(groups))
 	for i, g := range groups {
