@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -53,15 +54,15 @@ func (w *treeWalk) close(dir *treeDir) {
 
 // read lists dir with getdents: names and types come from the directory
 // itself, and only an entry the filesystem does not type (DT_UNKNOWN) is
-// stat'ed. The names share one string, so a listing costs two allocations
-// whatever its length.
+// stat'ed. The names of one getdents read share one string, so a listing
+// holds its names and a dirent per name, and allocates little more.
 func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 	buf := listBufs.Get().(*[]byte)
 	defer listBufs.Put(buf)
 	var (
-		names []byte
-		ents  []dirent // names are offsets into names until the end
-		ends  []int
+		ents  []dirent
+		batch []byte // the names of one read, then copied to a string
+		ends  []int  // where each name of batch ends
 	)
 	for {
 		if err := w.ctx.Err(); err != nil {
@@ -74,6 +75,8 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 		if n == 0 {
 			break
 		}
+		first := len(ents)
+		batch, ends = batch[:0], ends[:0]
 		for b := (*buf)[:n]; len(b) > 0; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -85,14 +88,19 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 			if string(name) == "." || string(name) == ".." {
 				continue
 			}
-			names = append(names, name...)
-			ends = append(ends, len(names))
+			batch = append(batch, name...)
+			ends = append(ends, len(batch))
+			if len(ents) == cap(ents) { // doubling: append's 1.25 would copy a long listing ~5 times
+				ents = slices.Grow(ents, max(len(ents), 64))
+			}
 			ents = append(ents, dirent{typ: direntType(typ)})
 		}
+		names, start := string(batch), 0
+		for i, end := range ends {
+			ents[first+i].name, start = names[start:end], end
+		}
 	}
-	all, start := string(names), 0
-	for i, end := range ends {
-		ents[i].name, start = all[start:end], end
+	for i := range ents {
 		if ents[i].typ == "" {
 			var st fileStat
 			if err := w.lstat(dir, ents[i].name, &st); err != nil {
