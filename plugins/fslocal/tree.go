@@ -50,12 +50,15 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 	}
 	dir, err := w.openTop()
 	if err != nil {
-		return w.failed("list", "", err)
+		if isAbsent(err) { // removed since the stat
+			return fs.NotFound("list", t.Path)
+		}
+		return w.listFailed("", err)
 	}
 	defer w.close(dir)
 	ents, err := w.read(dir)
 	if err != nil {
-		return w.failed("list", "", err)
+		return w.listFailed("", err)
 	}
 	return skipped(w.walk(dir, ents, ""))
 }
@@ -111,7 +114,7 @@ func (w *treeWalk) walk(dir *treeDir, ents []dirent, prefix string) error {
 		case isAbsent(l.err) || errors.Is(l.err, syscall.ELOOP):
 			continue // no longer the directory listed
 		case l.err != nil:
-			return w.failed("list", e.path, l.err)
+			return w.listFailed(e.path, l.err)
 		}
 		err = w.walk(l.dir, l.ents, e.path+"/")
 		w.close(l.dir)
@@ -229,22 +232,17 @@ func sortEntries(ents []dirent) []dirent {
 	return ents
 }
 
-// failed maps the failure of verb on the entry at path below the target;
-// the walk's own cancellation wins over what it caused.
-func (w *treeWalk) failed(verb, path string, err error) error {
+// listFailed maps the failure to list the directory at path below the
+// target; the walk's own cancellation wins over what it caused.
+func (w *treeWalk) listFailed(path string, err error) error {
 	if cerr := w.ctx.Err(); cerr != nil {
-		return fs.Aborted(verb, cerr)
+		return fs.Aborted("list", cerr)
 	}
-	var ferr *fs.Error
-	if errors.As(err, &ferr) {
-		return ferr
-	}
-	return osError(verb, w.displayOf(path), w.root.refuse(err))
+	return osError("list", w.displayOf(path), w.root.refuse(err))
 }
 
 // displayOf is the display path of the entry at path below the target.
 func (w *treeWalk) displayOf(path string) string {
-	path = strings.TrimSuffix(path, "/")
 	if path == "" {
 		return w.display
 	}
