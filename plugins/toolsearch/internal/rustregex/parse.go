@@ -191,11 +191,44 @@ func (p *parser) parseAlt() (*node, *SyntaxError) {
 	if len(branches) == 1 {
 		return branches[0], nil
 	}
+	if s, ok := charAlternation(branches); ok {
+		return &node{op: opClass, set: s}, nil
+	}
 	return &node{op: opAlt, subs: branches}, nil
+}
+
+// charAlternation is the class Rust makes of an alternation whose branches
+// are all single characters, or all classes (regex-syntax's Hir::alternation):
+// rg's newline rule then sees a class, so x|\n is x, while (?i)a|\n, a class
+// and a literal, is refused. A one-member class counts as its character and a
+// case-folded literal as a class, as in Rust's translation.
+func charAlternation(branches []*node) (runeSet, bool) {
+	var u runeSet
+	chars, classes := 0, 0
+	for _, b := range branches {
+		switch {
+		case b.op == opLit && !b.fold:
+			chars++
+			u = u.union(runeSet{b.r, b.r})
+		case b.op == opLit:
+			classes++
+			u = u.union(foldOrbit(b.r))
+		case b.op == opClass && len(b.set) == 2 && b.set[0] == b.set[1]:
+			chars++
+			u = u.union(b.set)
+		case b.op == opClass:
+			classes++
+			u = u.union(b.set)
+		default:
+			return nil, false
+		}
+	}
+	return u, chars == len(branches) || classes == len(branches)
 }
 
 func (p *parser) parseConcat() (*node, *SyntaxError) {
 	var items []*node
+loop:
 	for {
 		p.bumpSpace()
 		if p.eof() {
@@ -206,7 +239,7 @@ func (p *parser) parseConcat() (*node, *SyntaxError) {
 		var err *SyntaxError
 		switch c := p.char(); c {
 		case '|', ')':
-			return &node{op: opConcat, subs: items}, nil
+			break loop
 		case '(':
 			n, err = p.parseGroup()
 		case '[':
@@ -244,6 +277,9 @@ func (p *parser) parseConcat() (*node, *SyntaxError) {
 			n.pos, n.end = start, p.pos
 		}
 		items = append(items, n)
+	}
+	if len(items) == 1 && !items[0].flags {
+		return items[0], nil // (?:x) is x
 	}
 	return &node{op: opConcat, subs: items}, nil
 }

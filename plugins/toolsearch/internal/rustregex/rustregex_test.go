@@ -69,6 +69,8 @@ var matchCases = []struct {
 	{`a\b\b-`, "a-", true},
 	{`x\b\S+`, "xé", false},
 	{`.\<.`, "-é", true},
+	{`(?:.)?\<.`, "--", false},
+	{`(?:.)?\<.`, "é", true},
 	{`.\<.`, "aé", false},
 	{`\S\b\S`, "é-", true},
 	{`\S\b\S`, "éa", false},
@@ -187,6 +189,8 @@ var matchCases = []struct {
 	{`^a{2,3}$`, "aaaa", false},
 	{`a**`, "", true},
 	{`(?P<n>a)(?<m>b)`, "ab", true},
+	{`x|\n`, "x", true}, // Rust makes a class of x|\n, and rg's newline rule strips a class
+	{`x|\n`, "", false},
 }
 
 func TestMatch(t *testing.T) {
@@ -215,7 +219,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestLiteralNewline(t *testing.T) {
-	for _, p := range []string{`\n`, `a\nb`, "a\nb", `\x0A`, `\x{a}`, `\u{A}`, `\u000A`, `\U0000000A`, `[\n]`, `(?i)\n`, `x|\n`, `[^\x00-\x09\x0B-\x{10FFFF}]`, `(\n)+`} {
+	for _, p := range []string{`\n`, `a\nb`, "a\nb", `\x0A`, `\x{a}`, `\u{A}`, `\u000A`, `\U0000000A`, `[\n]`, `(?i)\n`, `ab|\n`, `(?i)a|\n`, `\n|[\n]`, `[^\x00-\x09\x0B-\x{10FFFF}]`, `(\n)+`} {
 		_, err := Compile(p)
 		if !errors.Is(err, ErrLiteralNewline) {
 			t.Errorf("Compile(%q) = %v, want ErrLiteralNewline", p, err)
@@ -225,7 +229,7 @@ func TestLiteralNewline(t *testing.T) {
 		t.Errorf("ErrLiteralNewline = %q, want %q", got, want)
 	}
 	// A class holding other characters only loses '\n'.
-	for _, p := range []string{`[a\n]`, `[^a]`, `\s`, `(?s).`, `\W`, `\D`, `\P{L}`, `[\n-\r]`} {
+	for _, p := range []string{`x|\n`, `(?:\r|\n)+`, `[a\n]`, `[^a]`, `\s`, `(?s).`, `\W`, `\D`, `\P{L}`, `[\n-\r]`} {
 		m, err := Compile(p)
 		if err != nil {
 			t.Errorf("Compile(%q): %v", p, err)
@@ -315,7 +319,7 @@ func TestSyntaxErrorReason(t *testing.T) {
 		{`\p\d`, "invalid Unicode character class"},
 		{`\b{foo}`, "unrecognized special word boundary assertion, valid choices are: start, end, start-half or end-half"},
 		{`\b{start`, "special word boundary assertion is either unclosed or contains an invalid character"},
-		{`(?:.)?\<.`, reasonWordAssertion},
+		{`(?:ab|.)\<.`, reasonWordAssertion},
 		{`\p{Nope}(`, "unclosed group"}, // rg parses the whole pattern before it looks properties up
 		{`x{2000}[`, "unclosed character class"},
 		{strings.Repeat("(", 300), "exceed the maximum number of nested parentheses/brackets (250)"},
