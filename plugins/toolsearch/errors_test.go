@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,31 +85,40 @@ func TestCancellation(t *testing.T) {
 		// Translating a Unicode class takes a while the first time; the
 		// deadline covers it, but the latency measured is the search's.
 		e.call("grep", args{"pattern": `\w+ z\d`, "path": "d000"})
+		// The median of five attempts: a loaded machine may deschedule
+		// the caller for longer than the search takes to stop.
 		for _, c := range []struct {
-			tool string
-			args args
+			tool  string
+			args  args
+			after time.Duration
 		}{
-			{"grep", args{"pattern": `\w+ z\d`}},
-			{"grep", args{"pattern": `\w+ z\d`, "path": "big/large.txt"}},
-			{"glob", args{"pattern": "*.zzz"}},
+			{"grep", args{"pattern": `\w+ z\d`}, 15 * time.Millisecond},
+			{"grep", args{"pattern": `\w+ z\d`, "path": "big/large.txt"}, 15 * time.Millisecond},
+			{"glob", args{"pattern": "*.zzz"}, time.Millisecond},
 		} {
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan *registry.Result, 1)
-			go func() { done <- e.callCtx(ctx, c.tool, c.args) }()
-			time.Sleep(15 * time.Millisecond)
-			start := time.Now()
-			cancel()
-			r := <-done
-			latency := time.Since(start)
-			if r.Error != nil && r.Error.Code == toolsearch.CodeAborted {
-				want(t, r, "Error: "+c.tool+" was aborted before completion (tool timeout or caller cancellation)", toolsearch.CodeAborted)
-				if latency > 50*time.Millisecond {
-					t.Errorf("%s %v: returned %v after the cancellation", c.tool, c.args, latency)
+			var latencies []time.Duration
+			for range 5 {
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan *registry.Result, 1)
+				go func() { done <- e.callCtx(ctx, c.tool, c.args) }()
+				time.Sleep(c.after)
+				start := time.Now()
+				cancel()
+				r := <-done
+				latency := time.Since(start)
+				switch {
+				case r.Error == nil:
+					t.Logf("%s %v finished before the cancellation", c.tool, c.args)
+					continue
+				case r.Error.Code != toolsearch.CodeAborted:
+					t.Fatalf("%s %v: %+v", c.tool, c.args, r.Error)
 				}
-			} else if r.Error != nil {
-				t.Errorf("%s %v: %+v", c.tool, c.args, r.Error)
-			} else {
-				t.Logf("%s %v finished before the cancellation (%v)", c.tool, c.args, latency)
+				want(t, r, "Error: "+c.tool+" was aborted before completion (tool timeout or caller cancellation)", toolsearch.CodeAborted)
+				latencies = append(latencies, latency)
+			}
+			slices.Sort(latencies)
+			if len(latencies) > 0 && latencies[len(latencies)/2] > 50*time.Millisecond {
+				t.Errorf("%s %v: returned %v after the cancellation", c.tool, c.args, latencies)
 			}
 		}
 	})

@@ -85,13 +85,8 @@ func (sc *scanner) search(ctx context.Context, r io.Reader, j *fileJob) (binary 
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
 	buf := *bp
-	carry := 0
-	if sc.raw {
-		if r, carry, err = sniff(r, buf); err != nil {
-			return false, err
-		}
-	}
-	line, unchecked := 1, 0
+	carry, line, unchecked := 0, 1, 0
+	sniff := sc.raw
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -102,6 +97,14 @@ func (sc *scanner) search(ctx context.Context, r io.Reader, j *fileJob) (binary 
 			return false, err
 		}
 		data := buf[:carry+n]
+		if sniff {
+			sniff = false
+			var skip int
+			if r, skip = decoding(data, r, eof); skip < 0 {
+				continue // transcoding: read again, from the start
+			}
+			data = data[skip:]
+		}
 		if !j.explicit && bytes.IndexByte(data[unchecked:], 0) >= 0 {
 			return true, nil
 		}
@@ -110,8 +113,9 @@ func (sc *scanner) search(ctx context.Context, r io.Reader, j *fileJob) (binary 
 			i := bytes.LastIndexByte(data, '\n')
 			if i < 0 {
 				// One line fills the buffer: grow it to hold the line.
-				buf = append(buf[:len(buf):len(buf)], make([]byte, len(buf))...)
-				carry, unchecked = len(data), len(data)
+				grown := make([]byte, 2*len(buf))
+				carry = copy(grown, data)
+				buf, unchecked = grown, carry
 				continue
 			}
 			end = i + 1
@@ -125,32 +129,26 @@ func (sc *scanner) search(ctx context.Context, r io.Reader, j *fileJob) (binary 
 	}
 }
 
-// sniff reads the first bytes of r into buf and looks for a byte-order
-// mark, as rg does: a UTF-8 one is dropped, a UTF-16 one switches to a
-// reader that transcodes to UTF-8. It returns the reader to go on with and
-// how many bytes of buf it already holds.
-func sniff(r io.Reader, buf []byte) (io.Reader, int, error) {
-	n, err := io.ReadFull(r, buf[:3])
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return r, 0, err
-	}
-	head := buf[:n]
+// decoding looks for a byte-order mark at the start of a file, as rg
+// does: a UTF-8 one is skipped (skip 3), a UTF-16 one switches to a reader
+// that transcodes the rest of the file, head first, to UTF-8 (skip -1).
+func decoding(head []byte, r io.Reader, eof bool) (io.Reader, int) {
+	var order unicode.Endianness
 	switch {
 	case bytes.HasPrefix(head, bomUTF8):
-		return r, 0, nil
+		return r, len(bomUTF8)
 	case bytes.HasPrefix(head, bomUTF16LE):
-		return utf16(head[2:], r, unicode.LittleEndian), 0, nil
+		order = unicode.LittleEndian
 	case bytes.HasPrefix(head, bomUTF16BE):
-		return utf16(head[2:], r, unicode.BigEndian), 0, nil
+		order = unicode.BigEndian
+	default:
+		return r, 0
 	}
-	return r, n, nil
-}
-
-// utf16 transcodes the rest of a UTF-16 file (rest, already read, then r)
-// to UTF-8; invalid sequences become U+FFFD.
-func utf16(rest []byte, r io.Reader, order unicode.Endianness) io.Reader {
-	src := io.MultiReader(bytes.NewReader(bytes.Clone(rest)), r)
-	return transform.NewReader(src, unicode.UTF16(order, unicode.IgnoreBOM).NewDecoder())
+	src := io.Reader(bytes.NewReader(bytes.Clone(head[2:])))
+	if !eof {
+		src = io.MultiReader(src, r)
+	}
+	return transform.NewReader(src, unicode.UTF16(order, unicode.IgnoreBOM).NewDecoder()), -1
 }
 
 // lines matches whole, a run of whole lines (the last one may lack its
