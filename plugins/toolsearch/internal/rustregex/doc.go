@@ -7,22 +7,25 @@
 // error texts and spans follow rg's. Classes are computed as code point sets
 // (Unicode \d \w \s, POSIX classes in ASCII, \p long names, nested classes
 // and the && -- ~~ operations, simple case folding) and handed to Go as one
-// flat class without '\n'. Word assertions that Go would read in ASCII are
-// rewritten: at the start or end of the pattern by consuming the character
-// outside the match with a Unicode class, which cannot change whether a line
-// matches; between two elements by deciding them from the elements' edge
-// characters, or by narrowing a neighbouring single character.
+// flat class without '\n'. Word assertions, which Go reads in ASCII, are
+// rewritten so that they are decided with Unicode's \w: at the start or end
+// of the pattern by consuming the character outside the match (a line
+// matches either way); between two elements from the characters the
+// elements can show there, by narrowing a neighbouring character to the
+// wordness the assertion needs, or by splitting an element that may match
+// empty into "at least once" and "not at all".
 //
 // Residual differences from rg, each either a refusal or confined to
 // unusual input:
-//   - \b and \B between two elements whose wordness is not known (for
-//     example between two arbitrary classes) keep Go's ASCII meaning; \<,
-//     \> and the \b{...} forms are refused there.
+//   - A word assertion beside a group or alternation whose edge characters
+//     are of mixed wordness (for example inside a repetition, as in
+//     (?:\bx|y)+) keeps Go's ASCII \b or \B; \<, \> and the \b{...} forms
+//     are refused there.
 //   - Repetition counts above 1000 are refused (Go's limit), as are
-//     translations too large for Go and (?-u), (?R), Script_Extensions and
-//     the other Unicode properties Go has no table for.
+//     translations too large for Go, (?-u), (?R), and the Unicode properties
+//     Go has no table for (Script_Extensions, Emoji, ...).
 //   - '.' and classes match one U+FFFD for each invalid UTF-8 byte; rg
 //     never matches an invalid byte.
-//   - \A and \z, and ^ and $ under (?-m), anchor at line boundaries: rg's
-//     answer for them depends on where its buffers begin.
+//   - \A and \z anchor at line boundaries, as ^ and $ do: rg's answer for
+//     them depends on where its buffers begin.
 package rustregex

@@ -191,6 +191,7 @@ var matchCases = []struct {
 	{`(?P<n>a)(?<m>b)`, "ab", true},
 	{`x|\n`, "x", true}, // Rust makes a class of x|\n, and rg's newline rule strips a class
 	{`x|\n`, "", false},
+	{`a\n{0}b`, "ab", true},
 }
 
 func TestMatch(t *testing.T) {

@@ -29,6 +29,10 @@ func banNewline(n *node) error {
 			}
 		}
 	case opRepeat:
+		if n.max == 0 { // Rust reads x{0} as the empty string
+			*n = node{op: opEmpty}
+			return nil
+		}
 		return banNewline(n.sub)
 	}
 	return nil
@@ -303,6 +307,12 @@ func (e *emitter) concat(all []*node, atStart, atEnd bool) {
 		}
 	}
 	first, last := edge(core, true), edge(core, false)
+	if lead > 0 && trail == lead+1 && trail < len(items) && first.states == sN|sW {
+		if chars, rest, ok := splitChar(items[lead]); ok && rest == nil {
+			e.aroundChar(items[:lead], chars, items[trail:])
+			return
+		}
+	}
 	// An edge run next to a character that may or may not be a word
 	// character consumes that character itself, split by wordness.
 	var firstChars, lastChars runeSet
@@ -781,17 +791,6 @@ func (e *emitter) edgeRun(run []*node, inner side, atStart bool, absorb runeSet)
 // assertionsOnly writes a pattern (or branch) made of assertions alone: it
 // matches where the two characters around one position satisfy them all.
 func (e *emitter) assertionsOnly(run []*node) {
-	t := loadTables()
-	sideClass := map[uint8]func(bool) string{
-		sB: func(start bool) string {
-			if start {
-				return "^"
-			}
-			return "$"
-		},
-		sN: func(bool) string { return classString(t.word.union(runeSet{'\n', '\n'}).negate()) },
-		sW: func(bool) string { return classString(t.word) },
-	}
 	var alts []string
 	for _, p := range baseStates {
 		for _, q := range baseStates {
@@ -800,7 +799,7 @@ func (e *emitter) assertionsOnly(run []*node) {
 				ok = ok && allowed(a.kind, p, q)
 			}
 			if ok {
-				alts = append(alts, sideClass[p](true)+sideClass[q](false))
+				alts = append(alts, outsideString(p, true)+outsideString(q, false))
 			}
 		}
 	}
@@ -811,6 +810,57 @@ func (e *emitter) assertionsOnly(run []*node) {
 	default:
 		e.b.WriteString("(?:" + strings.Join(alts, "|") + ")")
 	}
+}
+
+// aroundChar writes one character of mixed wordness with edge runs of
+// assertions on both sides: one alternative per line boundary or kind of
+// character before it, kind of the character itself, and after it.
+func (e *emitter) aroundChar(before []*node, chars runeSet, after []*node) {
+	t := loadTables()
+	var alts []string
+	for _, c := range []uint8{sN, sW} {
+		part := chars.minus(t.word)
+		if c == sW {
+			part = chars.intersect(t.word)
+		}
+		if len(part) == 0 {
+			continue
+		}
+		for _, p := range baseStates {
+			for _, q := range baseStates {
+				ok := true
+				for _, a := range before {
+					ok = ok && allowed(a.kind, p, c)
+				}
+				for _, a := range after {
+					ok = ok && allowed(a.kind, c, q)
+				}
+				if ok {
+					alts = append(alts, outsideString(p, true)+classString(part)+outsideString(q, false))
+				}
+			}
+		}
+	}
+	if len(alts) == 0 {
+		e.b.WriteString(never)
+		return
+	}
+	e.b.WriteString("(?:" + strings.Join(alts, "|") + ")")
+}
+
+// outsideString matches what stands in state st just outside a match: the
+// line boundary (at its start or end), or one non-word or word character.
+func outsideString(st uint8, start bool) string {
+	t := loadTables()
+	switch {
+	case st == sB && start:
+		return "^"
+	case st == sB:
+		return "$"
+	case st == sN:
+		return classString(t.word.union(runeSet{'\n', '\n'}).negate())
+	}
+	return classString(t.word)
 }
 
 func classString(s runeSet) string {
