@@ -1,12 +1,15 @@
 package toolsearch_test
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +74,52 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(c.name+"/rg", func(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command(rg, c.rg...)
+				cmd.Dir = e.ws
+				if out, err := cmd.Output(); err != nil || len(out) == 0 {
+					b.Fatalf("rg: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGrepLargeFile searches one 64 MiB file holding one match, beside
+// rg: the bytes allocated per call are a chunk's at most, whatever the
+// file's size.
+func BenchmarkGrepLargeFile(b *testing.B) {
+	const size = 64 << 20
+	e := setup(b, options{})
+	f, err := os.Create(e.path("large.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	line := "the quick brown fox jumps over the lazy dog 0123456789\n"
+	for n := 0; n < size; n += len(line) {
+		w.WriteString(line)
+	}
+	w.WriteString("a needle here\n")
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		b.Fatal(err)
+	}
+	rg, _ := exec.LookPath("rg")
+	for _, pattern := range []string{"needle", `n\w+e\s+h`} {
+		b.Run(pattern, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(size)
+			for b.Loop() {
+				if r := e.call("grep", args{"pattern": pattern}); r.IsError || !strings.HasPrefix(r.Text, "Found 1 match") {
+					b.Fatal(r.Text)
+				}
+			}
+		})
+		if rg == "" {
+			continue
+		}
+		b.Run(pattern+"/rg", func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				cmd := exec.Command(rg, "--json", "--regexp="+pattern)
 				cmd.Dir = e.ws
 				if out, err := cmd.Output(); err != nil || len(out) == 0 {
 					b.Fatalf("rg: %v", err)

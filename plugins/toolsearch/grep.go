@@ -136,8 +136,8 @@ func (f *filter) ignoreFiles(dir string) (ignore.Files, error) {
 
 func (f *filter) read(path string) []byte {
 	pi, err := f.s.fsys.Lstat(f.ctx, path, "")
-	if err != nil || pi == nil || pi.Type == fs.TypeDirectory {
-		return nil
+	if err != nil || pi == nil || (pi.Type != fs.TypeFile && pi.Type != fs.TypeSymlink) {
+		return nil // a FIFO must not block the walk
 	}
 	text, err := f.s.fsys.ReadText(f.ctx, pi.Target)
 	if err != nil {

@@ -193,11 +193,8 @@ func TestGrepContents(t *testing.T) {
 				want: "Found 3 matches\n\nlong/l.txt\nLine 1: " + x2000 + " (line truncated)\nLine 2: " + x2000 + "\nLine 3: " + strings.Repeat("a", 1999) + " (line truncated)"},
 			{name: "S-047 empty", tool: "grep", args: args{"pattern": "zzz", "path": "fmt"}, want: "No matches found"},
 		})
-		// S-035, decision 7: a NUL after the first 64 KiB.
-		if p == walker {
-			r := e.call("grep", args{"pattern": "hit", "path": "bin/late.txt"})
-			want(t, r, "Found 1 match\n\nbin/late.txt\nLine 1: hit", "")
-		}
+		// S-035: a root with a NUL after the first 64 KiB is searched whole.
+		want(t, e.call("grep", args{"pattern": "hit", "path": "bin/late.txt"}), "Found 1 match\n\nbin/late.txt\nLine 1: hit", "")
 		// S-043, S-044, S-054: the value keeps whole lines, in flat order.
 		r := e.call("grep", args{"pattern": "^[xa]", "path": "long"})
 		v := value[toolsearch.GrepResult](t, r)
@@ -309,5 +306,18 @@ func TestGrepPatterns(t *testing.T) {
 				t.Errorf("S-040 %q: %q %+v", c.pattern, r.Text, r.Error)
 			}
 		}
+	})
+}
+
+// S-048: a name that is not valid UTF-8 shows U+FFFD for each bad byte,
+// in glob's and grep's paths alike.
+func TestInvalidUTF8Names(t *testing.T) {
+	both(t, func(t *testing.T, p provider) {
+		e := setup(t, options{provider: p})
+		e.write(t, map[string]string{"bad\xffname.txt": "needle\n", "d\xfe/x.txt": "needle\n"})
+		check(t, e, p, []row{
+			{name: "grep", tool: "grep", args: args{"pattern": "needle"}, want: "Found 2 matches\n\nbad\uFFFDname.txt\nLine 1: needle\n\nd\uFFFD/x.txt\nLine 1: needle"},
+			{name: "glob", tool: "glob", args: args{"pattern": "*.txt"}, want: "bad\uFFFDname.txt\nd\uFFFD/x.txt"},
+		})
 	})
 }
