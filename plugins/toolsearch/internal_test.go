@@ -68,3 +68,21 @@ func TestPreview(t *testing.T) {
 		}
 	}
 }
+
+// S-043: matches are grouped by path in order of first appearance, so a
+// path that comes back joins its first group; the header counts them all.
+func TestRenderGrepGroups(t *testing.T) {
+	r := &GrepResult{Matches: []GrepMatch{
+		{Path: "a.txt", LineNumber: 1, Line: "x"},
+		{Path: "b.txt", LineNumber: 2, Line: "y"},
+		{Path: "a.txt", LineNumber: 3, Line: "z"},
+	}}
+	want := "Found 3 matches\n\na.txt\nLine 1: x\nLine 3: z\n\nb.txt\nLine 2: y"
+	if got := renderGrep(250, 2000)(r); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	want = "Found 2 of 3 matches\n\na.txt\nLine 1: x\n\nb.txt\nLine 2: y\n\n(The complete result could not be saved; narrow pattern, path, or include to see more.)"
+	if got := renderGrep(2, 2000)(r); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
