@@ -97,10 +97,30 @@ func (s runeSet) contains(r rune) bool {
 func (s runeSet) single(r rune) bool { return len(s) == 2 && s[0] == r && s[1] == r }
 
 // subsetOf reports whether every member of s is in t.
-func (s runeSet) subsetOf(t runeSet) bool { return len(s.minus(t)) == 0 }
+func (s runeSet) subsetOf(t runeSet) bool {
+	for i := 0; i < len(s); i += 2 {
+		j := sort.Search(len(t)/2, func(j int) bool { return t[2*j+1] >= s[i] })
+		if j == len(t)/2 || t[2*j] > s[i] || t[2*j+1] < s[i+1] {
+			return false
+		}
+	}
+	return true
+}
 
 // disjoint reports whether s and t share no member.
-func (s runeSet) disjoint(t runeSet) bool { return len(s.intersect(t)) == 0 }
+func (s runeSet) disjoint(t runeSet) bool {
+	for i, j := 0, 0; i < len(s) && j < len(t); {
+		switch {
+		case s[i+1] < t[j]:
+			i += 2
+		case t[j+1] < s[i]:
+			j += 2
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // fold closes s under Unicode simple case folding, as Rust's (?i) does for a
 // class (and as Go's (?i) does for literals).

@@ -405,3 +405,24 @@ func TestFindLineNoAlloc(t *testing.T) {
 		}
 	}
 }
+
+func TestRuneSet(t *testing.T) {
+	a, b := set('a', 'f', 'x', 'z'), set('c', 'd', 'y', 'y')
+	if !b.subsetOf(a) || a.subsetOf(b) || !set().subsetOf(a) || set('e', 'x').subsetOf(a) {
+		t.Error("subsetOf")
+	}
+	if a.disjoint(b) || !set('g', 'w').disjoint(a) || !set().disjoint(a) || set('f', 'f').disjoint(a) {
+		t.Error("disjoint")
+	}
+	if got := a.minus(b); !equalSets(got, set('a', 'b', 'e', 'f', 'x', 'x', 'z', 'z')) {
+		t.Errorf("minus = %q", got)
+	}
+	if got := a.symdiff(set('e', 'h')); !equalSets(got, set('a', 'd', 'g', 'h', 'x', 'z')) {
+		t.Errorf("symdiff = %q", got)
+	}
+	if got := set('k', 'k').fold(); !equalSets(got, set('K', 'K', 'k', 'k', 0x212A, 0x212A)) {
+		t.Errorf("fold = %q", got)
+	}
+}
+
+func equalSets(a, b runeSet) bool { return a.subsetOf(b) && b.subsetOf(a) }

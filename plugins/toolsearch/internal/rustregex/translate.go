@@ -306,7 +306,13 @@ func (e *emitter) concat(all []*node, atStart, atEnd bool) {
 			narrow(items, i)
 		}
 	}
-	first, last := edge(core, true), edge(core, false)
+	var first, last side
+	if lead > 0 {
+		first = edge(core, true)
+	}
+	if trail < len(items) {
+		last = edge(core, false)
+	}
 	if lead > 0 && trail == lead+1 && trail < len(items) && first.states == sN|sW {
 		if chars, rest, ok := splitChar(items[lead]); ok && rest == nil {
 			e.aroundChar(items[:lead], chars, items[trail:])
