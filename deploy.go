@@ -9,6 +9,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/fspolicy"
 	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/plugins/toolsearch"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -33,6 +34,8 @@ type Options struct {
 	NoPolicy bool
 	// Tools configures the list/read/write/edit tools.
 	Tools toolfs.Config
+	// Search configures the glob/grep tools.
+	Search toolsearch.Config
 	// Registry configures the tool registry.
 	Registry registry.Config
 	// Logger is the runtime's logger; nil means slog.Default().
@@ -55,13 +58,14 @@ type Deployment struct {
 
 // Each plugged plugin is a distinct type, so Wire can tell them apart and the
 // providers below can require their predecessor: the graph then forces the
-// order root, registry, fslocal, fspolicy, toolfs.
+// order root, registry, fslocal, fspolicy, toolfs, toolsearch.
 type (
 	registryFiber struct{ *runtime.Fiber }
 	fsFiber       struct{ *runtime.Fiber }
 	// policyFiber holds nil under Options.NoPolicy.
 	policyFiber struct{ *runtime.Fiber }
 	toolsFiber  struct{ *runtime.Fiber }
+	searchFiber struct{ *runtime.Fiber }
 )
 
 // workspace is Options.Workspace made absolute.
@@ -136,10 +140,15 @@ func plugTools(root *runtime.Context, _ policyFiber, opts Options) (toolsFiber, 
 	return toolsFiber{f}, err
 }
 
+func plugSearch(root *runtime.Context, _ toolsFiber, opts Options) (searchFiber, error) {
+	f, err := plug(root, toolsearch.Plugin, opts.Search)
+	return searchFiber{f}, err
+}
+
 // newDeployment fetches the services through a small host plugin that
 // injects them, the way any plugin would. (dir comes first so that the
 // injector checks the workspace before it starts the runtime.)
-func newDeployment(dir workspace, root *runtime.Context, _ toolsFiber) (*Deployment, error) {
+func newDeployment(dir workspace, root *runtime.Context, _ searchFiber) (*Deployment, error) {
 	d := &Deployment{Root: root, Workspace: string(dir)}
 	host := runtime.Func("gordis", func(ctx *runtime.Context) (err error) {
 		if d.Tools, err = registry.Tools.Get(ctx); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/toolfs"
+	"github.com/gordis-run/gordis/plugins/toolsearch"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 	"github.com/gordis-run/gordis/runtime/runtimetest"
@@ -64,13 +65,13 @@ func TestBuild(t *testing.T) {
 	dir := t.TempDir()
 	d := build(t, Options{Workspace: dir})
 
-	if got, want := toolNames(d.Tools), []string{"list", "read", "write", "edit"}; !slices.Equal(got, want) {
+	if got, want := toolNames(d.Tools), []string{"list", "read", "write", "edit", "glob", "grep"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %q, want %q", got, want)
 	}
 	if d.Workspace != dir {
 		t.Errorf("Workspace = %q, want %q", d.Workspace, dir)
 	}
-	if p := d.Prompt.Assemble(); !strings.Contains(p, "Use the edit tool") {
+	if p := d.Prompt.Assemble(); !strings.Contains(p, "Use the edit tool") || !strings.Contains(p, "Use the grep tool") {
 		t.Errorf("prompt lacks the tool guidance:\n%s", p)
 	}
 	// Relative paths resolve against the workspace.
@@ -132,10 +133,18 @@ func TestBuildDefaultWorkspace(t *testing.T) {
 }
 
 func TestBuildPassesConfigs(t *testing.T) {
-	d := build(t, Options{Workspace: t.TempDir(), Tools: toolfs.Config{ListMaxEntries: 7}})
+	dir := t.TempDir()
+	d := build(t, Options{Workspace: dir, Tools: toolfs.Config{ListMaxEntries: 7}, Search: toolsearch.Config{GrepMaxMatches: 1}})
 	list := d.Tools.Definitions()[0]
 	if !strings.Contains(list.Description, "up to 7 are returned") {
 		t.Errorf("list description ignores Tools.ListMaxEntries: %s", list.Description)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hit\nhit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := execute(t, d, newSession(dir), "grep", map[string]string{"pattern": "hit"})
+	if res.IsError || !strings.HasPrefix(res.Text, "Found 1 of 2 matches\n") {
+		t.Errorf("grep ignores Search.GrepMaxMatches: %q", res.Text)
 	}
 }
 
@@ -250,8 +259,8 @@ func TestBuildConcurrent(t *testing.T) {
 			if res := d.Tools.Execute(context.Background(), &registry.Call{Tool: "write", Args: args, Session: newSession(dir)}); res.IsError {
 				errs <- errors.New(res.Text)
 			}
-			if got := len(d.Tools.Definitions()); got != 4 {
-				errs <- fmt.Errorf("%d tools, want 4", got)
+			if got := len(d.Tools.Definitions()); got != 6 {
+				errs <- fmt.Errorf("%d tools, want 6", got)
 			}
 		})
 	}

@@ -49,7 +49,7 @@ func ExampleBuild() {
 	run("read", `{"file_path": "old.txt"}`)
 	run("edit", `{"file_path": "old.txt", "old_string": "v1", "new_string": "v2"}`)
 	// Output:
-	// list read write edit
+	// list read write edit glob grep
 	// write -> ok
 	// edit -> ok
 	// edit -> FS_NOT_OBSERVED

@@ -7,9 +7,9 @@ import "github.com/google/wire"
 // Build starts the default deployment: the runtime root, the registry (the
 // "tools" and "prompt" services), fslocal (the "fs" service, confined to
 // the workspace and opts.Roots unless opts.Unconfined), fspolicy unless
-// opts.NoPolicy, and toolfs. The cleanup closes
-// the root, disposing every plugin in reverse order. On error nothing is
-// left running.
+// opts.NoPolicy, toolfs (list, read, write, edit) and toolsearch (glob,
+// grep). The cleanup closes the root, disposing every plugin in reverse
+// order. On error nothing is left running.
 func Build(opts Options) (*Deployment, func(), error) {
 	wire.Build(
 		provideWorkspace,
@@ -18,6 +18,7 @@ func Build(opts Options) (*Deployment, func(), error) {
 		plugFS,
 		plugPolicy,
 		plugTools,
+		plugSearch,
 		newDeployment,
 	)
 	return nil, nil, nil

@@ -11,9 +11,9 @@ package gordis
 // Build starts the default deployment: the runtime root, the registry (the
 // "tools" and "prompt" services), fslocal (the "fs" service, confined to
 // the workspace and opts.Roots unless opts.Unconfined), fspolicy unless
-// opts.NoPolicy, and toolfs. The cleanup closes
-// the root, disposing every plugin in reverse order. On error nothing is
-// left running.
+// opts.NoPolicy, toolfs (list, read, write, edit) and toolsearch (glob,
+// grep). The cleanup closes the root, disposing every plugin in reverse
+// order. On error nothing is left running.
 func Build(opts Options) (*Deployment, func(), error) {
 	gordisWorkspace, err := provideWorkspace(opts)
 	if err != nil {
@@ -40,7 +40,12 @@ func Build(opts Options) (*Deployment, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	deployment, err := newDeployment(gordisWorkspace, context, gordisToolsFiber)
+	gordisSearchFiber, err := plugSearch(context, gordisToolsFiber, opts)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	deployment, err := newDeployment(gordisWorkspace, context, gordisSearchFiber)
 	if err != nil {
 		cleanup()
 		return nil, nil, err

@@ -91,7 +91,7 @@ func newFixture(t testing.TB, script []scripted.Step, cfg deepseek.Config) (*fix
 }
 
 func (f *fixture) newAgent(t testing.TB) *agent.Agent {
-	a, err := agent.New(f.rt, agent.Config{Model: f.model, Tools: f.tools, Prompt: f.prompt, Cwd: t.TempDir(), MaxSteps: 5})
+	a, err := agent.New(f.rt, agent.Config{Model: f.model, Tools: f.tools, Prompt: f.prompt, Cwd: t.TempDir(), MaxSteps: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +114,19 @@ func (f *fixture) testTools() []registry.Tool {
 			Execute: func(context.Context, *registry.Call) (any, error) {
 				f.listOnce.Do(func() { close(f.listed) })
 				return "notes.md\nsrc/", nil
+			}},
+		{Name: "grep", Description: "Grep.", Parameters: obj(`"pattern":{"type":"string"}`), ConcurrencySafe: safe,
+			Execute: func(_ context.Context, c *registry.Call) (any, error) {
+				var a struct{ Pattern string }
+				json.Unmarshal(c.Args, &a)
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				for i, line := range strings.Split(f.notes, "\n") {
+					if strings.Contains(line, a.Pattern) {
+						return fmt.Sprintf("Found 1 match\n\nnotes.md\nLine %d: %s", i+1, line), nil
+					}
+				}
+				return "No matches found", nil
 			}},
 		{Name: "read", Description: "Read.", Parameters: obj(`"file_path":{"type":"string"}`), ConcurrencySafe: safe,
 			Execute: func(_ context.Context, c *registry.Call) (any, error) {
@@ -182,11 +195,12 @@ func TestScriptedTurn(t *testing.T) {
 			switch {
 			case noStream && len(streamed) != 0:
 				t.Errorf("deltas without streaming: %v", streamed)
-			case !noStream && (len(streamed) != 3 || streamed[1].Reasoning != "I'll look at the workspace first." ||
-				streamed[3].Reasoning != "The notes are still a draft; mark them reviewed." || streamed[5].Text != end.Answer):
+			case !noStream && (len(streamed) != 4 || streamed[1].Reasoning != "I'll look at the workspace first." ||
+				streamed[2].Reasoning != "Which files are still drafts?" ||
+				streamed[4].Reasoning != "The notes are still a draft; mark them reviewed." || streamed[6].Text != end.Answer):
 				t.Errorf("deltas %v", streamed)
 			}
-			if end.Reason != agent.ReasonCompleted || end.Steps != 5 || end.Answer != "Updated notes.md: status is now reviewed." {
+			if end.Reason != agent.ReasonCompleted || end.Steps != 6 || end.Answer != "Updated notes.md: status is now reviewed." {
 				t.Fatalf("end %+v", end)
 			}
 			if end.Usage.Input == 0 || end.Usage.CacheRead == 0 || end.Usage.Output == 0 {
@@ -196,17 +210,17 @@ func TestScriptedTurn(t *testing.T) {
 				t.Errorf("notes %q", f.notes)
 			}
 			want := []string{"turn-start"}
-			for i, tool := range []string{"list", "read", "edit", "read"} {
+			for i, tool := range []string{"list", "grep", "read", "edit", "read"} {
 				want = append(want, fmt.Sprintf("step-start %d", i+1), "assistant tool_calls", "tool-call "+tool, "tool-result "+tool)
 			}
-			want = append(want, "step-start 5", "assistant stop", "turn-end completed")
+			want = append(want, "step-start 6", "assistant stop", "turn-end completed")
 			if got := f.log(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("events\n got %v\nwant %v", got, want)
 			}
 			// The reasoning passback rule: every tool-call turn kept its
 			// reasoning (the server rejects the next request otherwise).
 			h := a.History()
-			if len(h) != 10 || h[1].Reasoning == nil || *h[1].Reasoning != "I'll look at the workspace first." || h[3].Reasoning == nil || *h[3].Reasoning != "" {
+			if len(h) != 12 || h[1].Reasoning == nil || *h[1].Reasoning != "I'll look at the workspace first." || h[5].Reasoning == nil || *h[5].Reasoning != "" {
 				t.Errorf("history %+v", h)
 			}
 		})
@@ -244,8 +258,8 @@ func TestRateLimitThenSuccess(t *testing.T) {
 	if err != nil || end.Reason != agent.ReasonCompleted {
 		t.Fatalf("end %+v, err %v", end, err)
 	}
-	if f.server.Requests() != 6 {
-		t.Fatalf("requests %d, want 6 (one retried)", f.server.Requests())
+	if f.server.Requests() != 7 {
+		t.Fatalf("requests %d, want 7 (one retried)", f.server.Requests())
 	}
 }
 
@@ -284,7 +298,7 @@ func TestMaxStepsGuard(t *testing.T) {
 	}
 	f, a := newFixture(t, script, deepseek.Config{})
 	end, err := a.Run(context.Background(), "loop")
-	if err != nil || end.Reason != agent.ReasonMaxSteps || end.Steps != 5 || f.server.Requests() != 5 {
+	if err != nil || end.Reason != agent.ReasonMaxSteps || end.Steps != 6 || f.server.Requests() != 6 {
 		t.Fatalf("end %+v, err %v, requests %d", end, err, f.server.Requests())
 	}
 	// The history stays valid: a second turn is accepted by the server.
@@ -340,7 +354,7 @@ func TestNewValidates(t *testing.T) {
 	}
 }
 
-// BenchmarkScriptedTurn is one demo turn end to end (five model calls over
+// BenchmarkScriptedTurn is one demo turn end to end (six model calls over
 // the in-process transport, SSE, the registry, the loop), minus real I/O.
 func BenchmarkScriptedTurn(b *testing.B) {
 	tr := &inproc.Transport{}
@@ -350,15 +364,15 @@ func BenchmarkScriptedTurn(b *testing.B) {
 	for b.Loop() {
 		f.notes = "# Notes\nstatus: draft\n"
 		a, _ := agent.New(f.rt, agent.Config{Model: f.model, Tools: f.tools, Prompt: f.prompt})
-		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 5 {
+		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 6 {
 			b.Fatal(end, err)
 		}
 	}
 }
 
 // BenchmarkScriptedTurnRealTools is the keyless demo's turn on the default
-// deployment: the real list/read/edit tools on a temporary directory, the
-// read-before-write policy, atomic writes.
+// deployment: the real list/grep/read/edit tools on a temporary directory,
+// the read-before-write policy, atomic writes.
 func BenchmarkScriptedTurnRealTools(b *testing.B) {
 	dir := b.TempDir()
 	notes := filepath.Join(dir, "notes.md")
@@ -380,7 +394,7 @@ func BenchmarkScriptedTurnRealTools(b *testing.B) {
 			b.Fatal(err)
 		}
 		a, _ := agent.New(d.Root, agent.Config{Model: model, Tools: d.Tools, Prompt: d.Prompt, Cwd: d.Workspace})
-		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 5 {
+		if end, err := a.Run(context.Background(), scripted.Prompt); err != nil || end.Steps != 6 {
 			b.Fatal(end, err)
 		}
 		a.Close()
@@ -399,7 +413,7 @@ func TestListenersMayReadHistory(t *testing.T) {
 	if _, err := a.Run(context.Background(), scripted.Prompt); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(lens) != "[3 5 7 9]" {
+	if fmt.Sprint(lens) != "[3 5 7 9 11]" {
 		t.Fatalf("history lengths %v", lens)
 	}
 }

@@ -48,8 +48,9 @@ func Example() {
 	fmt.Println(end.Reason, end.Steps, end.Answer, err)
 	// Output:
 	// → list {"path": "."}
+	// → grep {"pattern": "status: draft"}
 	// → read {"file_path": "notes.md"}
 	// → edit {"file_path": "notes.md", "old_string": "status: draft", "new_string": "status: reviewed"}
 	// → read {"file_path": "notes.md"}
-	// completed 5 Updated notes.md: status is now reviewed. <nil>
+	// completed 6 Updated notes.md: status is now reviewed. <nil>
 }

@@ -19,9 +19,10 @@ import (
 	"github.com/gordis-run/gordis/registry"
 )
 
-// defs are the fs tools' shapes, enough for the scripted server's checks.
+// defs are the default tools' shapes, enough for the scripted server's checks.
 var defs = []registry.Definition{
 	{Name: "list", Description: "List.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"number"}}}`)},
+	{Name: "grep", Description: "Grep.", Parameters: json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}`)},
 	{Name: "read", Description: "Read.", Parameters: json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string"}},"required":["file_path"]}`)},
 	{Name: "edit", Description: "Edit.", Parameters: json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"}}}`)},
 }
@@ -111,7 +112,8 @@ func TestDefaultScriptConversation(t *testing.T) {
 	m, _ := serve(t, scripted.New(nil), Config{})
 	req := firstRequest()
 	toolOutput := map[string]string{
-		"list": "notes.md", "read": "1: # Notes\n2: status: draft", "edit": "The file notes.md has been updated successfully.",
+		"list": "notes.md", "grep": "Found 1 match\n\nnotes.md\nLine 2: status: draft",
+		"read": "1: # Notes\n2: status: draft", "edit": "The file notes.md has been updated successfully.",
 	}
 	for step := 0; ; step++ {
 		resp, err := m.Complete(context.Background(), req)
@@ -123,14 +125,14 @@ func TestDefaultScriptConversation(t *testing.T) {
 		}
 		req.Messages = append(req.Messages, resp.Message)
 		if len(resp.Message.ToolCalls) == 0 {
-			if resp.Message.Text != "Updated notes.md: status is now reviewed." || step != 4 {
+			if resp.Message.Text != "Updated notes.md: status is now reviewed." || step != 5 {
 				t.Fatalf("step %d: final %q", step, resp.Message.Text)
 			}
 			return
 		}
 		for _, c := range resp.Message.ToolCalls {
 			out := toolOutput[c.Name]
-			if step == 3 {
+			if step == 4 {
 				out = "1: # Notes\n2: status: reviewed"
 			}
 			req.Messages = append(req.Messages, agent.Message{Role: agent.RoleTool, ToolCallID: c.ID, Text: out})

@@ -44,8 +44,9 @@ type Call struct {
 //go:embed script.json
 var defaultScript []byte
 
-// DefaultScript is the demo conversation: list ".", read notes.md, edit
-// "status: draft" to "status: reviewed", read it again, answer.
+// DefaultScript is the demo conversation: list ".", grep for "status:
+// draft", read notes.md, edit "status: draft" to "status: reviewed", read
+// it again, answer.
 func DefaultScript() []Step {
 	var s []Step
 	if err := json.Unmarshal(defaultScript, &s); err != nil {

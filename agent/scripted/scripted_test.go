@@ -10,6 +10,7 @@ import (
 
 const tools = `"tools":[
  {"type":"function","function":{"name":"list","parameters":{"type":"object"}}},
+ {"type":"function","function":{"name":"grep","parameters":{"type":"object"}}},
  {"type":"function","function":{"name":"read","parameters":{"type":"object"}}},
  {"type":"function","function":{"name":"edit","parameters":{"type":"object"}}}]`
 
@@ -43,7 +44,7 @@ func TestRejectsProtocolMistakes(t *testing.T) {
 		{"object arguments", `{"model":"m","messages":[` + user + `,{"role":"assistant","content":"","reasoning_content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"list","arguments":{}}}]},{"role":"tool","tool_call_id":"c1","content":"x"}],` + tools + `}`, "arguments must be a JSON string"},
 		{"duplicate call id", `{"model":"m","messages":[` + user + `,` + call + `,{"role":"tool","tool_call_id":"c1","content":"x"},` + call + `,{"role":"tool","tool_call_id":"c1","content":"x"}],` + tools + `}`, `id "c1" is empty or not unique`},
 		{"expectation", `{"model":"m","messages":[` + user + `,` + call + `,{"role":"tool","tool_call_id":"c1","content":"empty dir"}],` + tools + `}`, `phase 1: the previous tool results do not contain "notes.md"`},
-		{"script exhausted", `{"model":"m","messages":[` + user + strings.Repeat(`,{"role":"assistant","content":"x"}`, 5) + `],` + tools + `}`, "phase 5 requested, the script has 5 steps"},
+		{"script exhausted", `{"model":"m","messages":[` + user + strings.Repeat(`,{"role":"assistant","content":"x"}`, 6) + `],` + tools + `}`, "phase 6 requested, the script has 6 steps"},
 		{"undeclared script tool", `{"model":"m","messages":[` + user + `],"tools":[{"type":"function","function":{"name":"read","parameters":{"type":"object"}}}]}`, `phase 0 calls "list", which the request does not declare`},
 		{"invalid JSON", `{"model":`, "invalid JSON body"},
 	}

@@ -1,7 +1,8 @@
 // Command demo shows a model working on a sample project through the
-// filesystem tools: list, read, edit, read, answer. Without DEEPSEEK_API_KEY
-// a scripted model plays the conversation in-process through the very same
-// DeepSeek adapter; with a key, DeepSeek does the work.
+// filesystem tools: list, grep, read, edit, read, answer. Without
+// DEEPSEEK_API_KEY a scripted model plays the conversation in-process
+// through the very same DeepSeek adapter; with a key, DeepSeek does the
+// work.
 package main
 
 import (
@@ -44,25 +45,25 @@ const usage = `usage: demo [flags]          run the agent on a sample project
 The demo copies a small sample project (notes.md, README.md, src/, docs/) into
 a fresh temporary workspace, removed when the demo ends, builds the default
 deployment (runtime, tool registry, local filesystem, read-before-write
-policy, list/read/write/edit tools) and runs one agent turn on it, printing a
-live transcript: each tool call with its arguments, a short form of its
-result, a unified diff for each edit or write, the final answer, then steps,
-time and token usage.
+policy, list/read/write/edit and glob/grep tools) and runs one agent turn on
+it, printing a live transcript: each tool call with its arguments, a short
+form of its result, a unified diff for each edit or write, the final answer,
+then steps, time and token usage.
 
 The tools reach only the workspace and the directories given with --root
 and --read-only-root; --unconfined lifts that.
 
 Model:
   Without DEEPSEEK_API_KEY (or with --offline) a scripted model answers: it
-  lists the workspace, reads notes.md, edits "status: draft" to
-  "status: reviewed", reads it again and answers. When notes.md already says
-  "status: reviewed" (a second run on the same --workspace), it reads the
-  file and answers that there is nothing to change. It is an
-  OpenAI-compatible server running in-process, behind the same DeepSeek
-  adapter the real API uses, and it rejects protocol mistakes as DeepSeek
-  would. --script plays another conversation: a JSON array of steps, each
-  with optional "reasoning", "calls" ([{"name", "args"}]) or "text", and
-  "expect" (text the previous tool results must contain).
+  lists the workspace, greps for "status: draft", reads notes.md, edits
+  "status: draft" to "status: reviewed", reads it again and answers. When
+  notes.md already says "status: reviewed" (a second run on the same
+  --workspace), it reads the file and answers that there is nothing to
+  change. It is an OpenAI-compatible server running in-process, behind the
+  same DeepSeek adapter the real API uses, and it rejects protocol mistakes
+  as DeepSeek would. --script plays another conversation: a JSON array of
+  steps, each with optional "reasoning", "calls" ([{"name", "args"}]) or
+  "text", and "expect" (text the previous tool results must contain).
   With DEEPSEEK_API_KEY set, DeepSeek runs the turn on --prompt; the
   scripted model plays only its script, so --prompt needs the key.
 

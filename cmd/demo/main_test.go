@@ -47,13 +47,14 @@ func TestDemoWithoutKey(t *testing.T) {
 		"mode: scripted model (no DEEPSEEK_API_KEY)",
 		"turn 1 ▶ user: Please mark notes.md as reviewed.",
 		"  step 1 → list {\"path\": \".\"}\n           ✓ .: 4 entries (2 directories, 2 files)\n",
-		"  step 2 → read {\"file_path\": \"notes.md\"}\n           ✓ notes.md: lines 1-2 of 2\n",
-		"  step 3 → edit {\"file_path\": \"notes.md\", \"old_string\": \"status: draft\", \"new_string\": \"status: reviewed\"}\n" +
+		"  step 2 → grep {\"pattern\": \"status: draft\"}\n           ✓ Found 1 match\n",
+		"  step 3 → read {\"file_path\": \"notes.md\"}\n           ✓ notes.md: lines 1-2 of 2\n",
+		"  step 4 → edit {\"file_path\": \"notes.md\", \"old_string\": \"status: draft\", \"new_string\": \"status: reviewed\"}\n" +
 			"           ✓ edited notes.md\n" +
 			"             --- notes.md\n             +++ notes.md\n             @@ -1,2 +1,2 @@\n              # Notes\n             -status: draft\n             +status: reviewed\n",
-		"  step 4 → read {\"file_path\": \"notes.md\"}\n           ✓ notes.md: lines 1-2 of 2\n",
-		"  step 5 ◀ Updated notes.md: status is now reviewed.\n",
-		"turn 1 ■ completed: 5 steps in ",
+		"  step 5 → read {\"file_path\": \"notes.md\"}\n           ✓ notes.md: lines 1-2 of 2\n",
+		"  step 6 ◀ Updated notes.md: status is now reviewed.\n",
+		"turn 1 ■ completed: 6 steps in ",
 	}
 	last := 0
 	for _, w := range want {
@@ -87,12 +88,14 @@ func TestDemoTempWorkspaceIsRemoved(t *testing.T) {
 }
 
 // A workspace whose notes.md is not a draft: the sample never overwrites
-// it, the scripted model's check fails, and the demo exits 1 saying why.
+// it, the grep for the draft status finds nothing, the scripted model's
+// check fails, and the demo exits 1 saying why.
 func TestDemoFailsClearly(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Notes\nstatus: final\n"), 0o644)
 	code, out, errOut := runDemoT(t, "--workspace", dir)
-	if code != 1 || !strings.Contains(errOut, `do not contain "status: draft"`) || !strings.Contains(out, "■ error") {
+	if code != 1 || !strings.Contains(errOut, `do not contain "notes.md\nLine 2: status: draft"`) ||
+		!strings.Contains(out, "✓ No matches found\n") || !strings.Contains(out, "■ error") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.md")); string(b) != "# Notes\nstatus: final\n" {
@@ -135,8 +138,8 @@ func TestDemoTrace(t *testing.T) {
 		}
 	}
 	for event, n := range map[string]int{
-		"agent/turn-start": 1, "agent/step-start": 5, "agent/tool-call": 4, "agent/tool-result": 4,
-		"agent/turn-end": 1, "tools/result": 4, "fs/observed": 3,
+		"agent/turn-start": 1, "agent/step-start": 6, "agent/tool-call": 5, "agent/tool-result": 5,
+		"agent/turn-end": 1, "tools/result": 5, "fs/observed": 3,
 	} {
 		if seen[event] != n {
 			t.Errorf("%s: %d lines, want %d (all: %v)", event, seen[event], n, seen)
@@ -193,8 +196,9 @@ func TestTools(t *testing.T) {
 		}
 		names = append(names, tool.Function.Name)
 	}
-	// R-001: the four tools in registration order.
-	if strings.Join(names, ",") != "list,read,write,edit" {
+	// R-001 and S-001: the four fs tools in registration order, then glob
+	// and grep.
+	if strings.Join(names, ",") != "list,read,write,edit,glob,grep" {
 		t.Fatalf("tools %v", names)
 	}
 }
@@ -204,9 +208,9 @@ func TestPrompt(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	// R-005: the four tool sections, in order, after the demo's own.
+	// R-005 and S-005: the six tool sections, in order, after the demo's own.
 	last := 0
-	for _, w := range []string{"You are a careful coding agent.", "Use the list tool", "Use the read tool", "Use the write tool", "Use the edit tool"} {
+	for _, w := range []string{"You are a careful coding agent.", "Use the list tool", "Use the read tool", "Use the write tool", "Use the edit tool", "Use the glob tool", "Use the grep tool"} {
 		i := strings.Index(out[last:], w)
 		if i < 0 {
 			t.Fatalf("prompt lacks (in order) %q:\n%s", w, out)

@@ -60,7 +60,7 @@ func TestRegisters(t *testing.T) {
 	for _, d := range s.Tools.Definitions() {
 		names = append(names, d.Name)
 	}
-	if want := []string{"list", "read", "write", "edit", "count"}; !slices.Equal(names, want) {
+	if want := []string{"list", "read", "write", "edit", "glob", "grep", "count"}; !slices.Equal(names, want) {
 		t.Errorf("tools = %q, want %q", names, want)
 	}
 	if !strings.Contains(s.Prompt.Assemble(), wordcount.Guidance) {
@@ -70,8 +70,8 @@ func TestRegisters(t *testing.T) {
 	if err := s.fiber.Dispose(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.Tools.Definitions()); n != 4 {
-		t.Errorf("%d tools after dispose, want 4", n)
+	if n := len(s.Tools.Definitions()); n != 6 {
+		t.Errorf("%d tools after dispose, want 6", n)
 	}
 	if strings.Contains(s.Prompt.Assemble(), wordcount.Guidance) {
 		t.Errorf("the count guidance outlived the plugin")

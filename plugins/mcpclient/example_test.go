@@ -68,6 +68,6 @@ func Example() {
 	res := local.Tools.Execute(context.Background(), &registry.Call{Tool: "ext_read", Args: json.RawMessage(`{"file_path":"hello.txt","limit":1}`)})
 	fmt.Println(res.IsError, len(res.Text) > 0)
 	// Output:
-	// list read write edit ext_edit ext_list ext_read ext_write
+	// list read write edit glob grep ext_edit ext_glob ext_grep ext_list ext_read ext_write
 	// false true
 }

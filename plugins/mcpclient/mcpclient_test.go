@@ -132,7 +132,7 @@ func TestImport(t *testing.T) {
 	r := newRemote(t)
 	l := newLocal(t)
 	l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
-	if got, want := l.names(), []string{"ext_edit", "ext_list", "ext_read", "ext_write"}; !slices.Equal(got, want) {
+	if got, want := l.names(), []string{"ext_edit", "ext_glob", "ext_grep", "ext_list", "ext_read", "ext_write"}; !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
 	imported := map[string]registry.Definition{}
