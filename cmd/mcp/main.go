@@ -1,6 +1,6 @@
-// Command mcp serves the gordis tools (list, read, write, edit) to any MCP
-// client: on stdio by default, which is what Claude Desktop and Claude Code
-// launch, or on the streamable HTTP transport with --http.
+// Command mcp serves the gordis tools (list, read, write, edit, glob, grep)
+// to any MCP client: on stdio by default, which is what Claude Desktop and
+// Claude Code launch, or on the streamable HTTP transport with --http.
 package main
 
 import (
@@ -25,11 +25,11 @@ import (
 
 const usage = `usage: mcp [--workspace DIR] [--http ADDR [--session-timeout D]] [--unconfined] [--no-policy]
 
-Serves the gordis filesystem tools (list, read, write, edit) over the Model
-Context Protocol, with the system prompt as the prompt "system". Without
---http it speaks on stdin and stdout, for a client that launches it (Claude
-Desktop, Claude Code); stdout carries only the protocol, and logs go to
-stderr.
+Serves the gordis filesystem tools (list, read, write, edit, glob, grep)
+over the Model Context Protocol, with the system prompt as the prompt
+"system". Without --http it speaks on stdin and stdout, for a client that
+launches it (Claude Desktop, Claude Code); stdout carries only the protocol,
+and logs go to stderr.
 
 The tools are confined to the workspace: a path outside it is refused with
 FS_SANDBOX_DENIED, unless --unconfined. Each MCP session is its own

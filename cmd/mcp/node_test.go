@@ -90,7 +90,7 @@ func TestNodeClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node output %s: %v", out, err)
 	}
-	want := [][2]any{{"edit", false}, {"list", true}, {"read", true}, {"write", false}}
+	want := [][2]any{{"edit", false}, {"glob", true}, {"grep", true}, {"list", true}, {"read", true}, {"write", false}}
 	if !slices.EqualFunc(got.Tools, want, func(a, b [2]any) bool { return a == b }) {
 		t.Errorf("tools = %v, want %v", got.Tools, want)
 	}

@@ -150,6 +150,8 @@ func TestToolsList(t *testing.T) {
 		"read":  {readOnly: true},
 		"write": {destructive: ptr(true)},
 		"edit":  {destructive: ptr(true)},
+		"glob":  {readOnly: true},
+		"grep":  {readOnly: true},
 	}
 	for _, def := range defs {
 		got := served[def.Name]
@@ -355,8 +357,8 @@ func TestNonObjectSchemaIsNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := toolNames(t, fx.connect(t, nil, nil)); names != "edit list read write" {
-		t.Errorf("tools = %q, want the four fs tools (in name order)", names)
+	if names := toolNames(t, fx.connect(t, nil, nil)); names != "edit glob grep list read write" {
+		t.Errorf("tools = %q, want the six deployed tools (in name order)", names)
 	}
 }
 
@@ -528,7 +530,7 @@ func TestConcurrentChanges(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	want := append([]string{"edit", "list", "read", "write"}, kept...)
+	want := append([]string{"edit", "glob", "grep", "list", "read", "write"}, kept...)
 	slices.Sort(want)
 	if got := toolNames(t, cs); got != strings.Join(want, " ") {
 		t.Errorf("served %q, want %q", got, strings.Join(want, " "))
