@@ -3,6 +3,7 @@ package toolsearch_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -185,5 +186,39 @@ func TestUnreadableDirectoryWalker(t *testing.T) {
 		if !r.IsError || !strings.HasPrefix(r.Text, "Error: "+tool+" search failed (exit 2): rg: ") || r.Error.Code != toolsearch.CodeFailed {
 			t.Errorf("%s: %q", tool, r.Text)
 		}
+	}
+}
+
+// panicking is a provider whose file streams panic, as a buggy third-party
+// provider's might.
+type panicking struct{ fs.FileSystem }
+
+func (panicking) StreamText(context.Context, fs.Target) (io.ReadCloser, error) {
+	panic("provider bug")
+}
+
+// A panic on a worker goroutine reaches the registry as the tool's panic
+// (TOOL_PANIC) instead of crashing the process.
+func TestWorkerPanic(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(ws+"/a.txt", []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := runtimetest.New(t)
+	runtimetest.Plug(t, root, registry.Plugin, nil)
+	runtimetest.Plug(t, root, runtime.Configured("fspanicking", func(ctx *runtime.Context, cfg fslocal.Config) error {
+		f, err := fslocal.Open(cfg)
+		if err != nil {
+			return err
+		}
+		ctx.Effect(func() (func() error, error) { return f.Close, nil })
+		return fs.Service.Provide(ctx, panicking{f})
+	}), fslocal.Config{Cwd: ws})
+	runtimetest.Plug(t, root, toolsearch.Plugin, nil)
+	tools, _ := registry.Tools.Lookup(root)
+	e := &env{ws: ws, s: session{cwd: ws}, tools: tools}
+	r := e.call("grep", args{"pattern": "needle"})
+	if !r.IsError || r.Error.Code != registry.CodePanic || !strings.Contains(r.Text, "provider bug") {
+		t.Errorf("%+v", r)
 	}
 }

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -78,21 +79,46 @@ func (r *search) run() (*GrepResult, error) {
 		go func() {
 			defer wg.Done()
 			for j := range r.jobs {
-				r.scan.file(r.inner, j)
-				j.done <- struct{}{}
+				r.work(j)
 			}
 		}()
 	}
 	go r.walk()
 	res, err := r.collect()
 	wg.Wait()
+	if p, ok := err.(*panicked); ok {
+		panic(p.value)
+	}
 	return res, err
+}
+
+// panicked carries a panic of the walk or of a worker to the calling
+// goroutine, which panics again so that the registry reports it as it
+// reports a panic of any tool body, instead of the process crashing.
+type panicked struct{ value any }
+
+func (p *panicked) Error() string { return fmt.Sprint("panic: ", p.value) }
+
+// work searches one file and signals the collector, whatever happens.
+func (r *search) work(j *fileJob) {
+	defer func() {
+		if v := recover(); v != nil {
+			j.err = &panicked{v}
+		}
+		j.done <- struct{}{}
+	}()
+	r.scan.file(r.inner, j)
 }
 
 // walk visits the tree and hands the files to search over, in order.
 func (r *search) walk() {
 	defer close(r.jobs)
 	defer close(r.order)
+	defer func() {
+		if v := recover(); v != nil {
+			r.walkErr = &panicked{v}
+		}
+	}()
 	r.walkErr = fs.Walk(r.inner, r.s.fsys, r.s.root, r.visit)
 }
 
@@ -191,12 +217,12 @@ func (r *search) add(res *GrepResult, j *fileJob, raw *int64) error {
 
 // failed words a failure to read a file as rg's exit 2.
 func (r *search) failed(err error) error {
-	var se *SearchError
 	var fe *fs.Error
-	switch {
-	case errors.As(err, &se):
-		return se
-	case errors.As(err, &fe):
+	switch err.(type) {
+	case *SearchError, *panicked:
+		return err
+	}
+	if errors.As(err, &fe) {
 		return searchFailed("grep", fe.Message, err)
 	}
 	return searchFailed("grep", err.Error(), err)
