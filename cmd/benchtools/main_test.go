@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gordis-run/gordis"
 )
 
 // TestMain lets the test binary play the child, as the harness starts
@@ -45,10 +43,6 @@ func TestRunSmall(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"-runs", "1", "-dir", dir, "-read-mib", "1", "-list-entries", "101", "-edit-mib", "1", "-write-mib", "1,2",
 		"-src", src, "-tree-files", "200", "-grep-mib", "1"}
-	landed := searchLanded(t)
-	if !landed {
-		args = append(args, "-only", "read,list,edit,write")
-	}
 	if err := run(context.Background(), args, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +66,6 @@ func TestRunSmall(t *testing.T) {
 		{"grep func main in synthetic (200 files)", true},
 		{"grep func main in one 1 MiB file", true},
 	} {
-		if row.search && !landed {
-			continue
-		}
 		names := []string{row.name}
 		if row.search {
 			names = append(names, row.name+" (demo replay)")
@@ -158,23 +149,6 @@ func TestStats(t *testing.T) {
 	if got := statsOf(samples(4, 1, 2, 9), process).String(); got != "3.0 (1.0–9.0)" {
 		t.Errorf("even: %s", got)
 	}
-}
-
-// searchLanded is TEMPORARY, until plugins/toolsearch joins the default
-// deployment.
-func searchLanded(t *testing.T) bool {
-	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	for _, def := range d.Tools.Definitions() {
-		if def.Name == "grep" {
-			return true
-		}
-	}
-	t.Log("NO SEARCH ROWS: the default deployment has no grep yet")
-	return false
 }
 
 // The table: a workload's first floor on its row, further floors below
