@@ -69,7 +69,9 @@ type Walker interface {
 // seam's own methods: Stat, ListDir, an Lstat per child to tell symlinks
 // apart, and StreamText for Open. Both visit the same entries in the same
 // order; the generic walk reports a name that is not valid UTF-8 as
-// ListDir shows it, and its Open decodes as StreamText does.
+// ListDir shows it, a symlink's size and time as unknown, the target's
+// time as unknown (Stat has none), and its Open decodes as StreamText
+// does.
 func Walk(ctx context.Context, fsys FileSystem, t Target, fn WalkFunc) error {
 	if w, ok := fsys.(Walker); ok {
 		return w.Walk(ctx, t, fn)
@@ -100,26 +102,25 @@ func walkDir(ctx context.Context, fsys FileSystem, dir Target, prefix string, fn
 		if err := ctx.Err(); err != nil {
 			return Aborted("list", err)
 		}
-		typ := c.Type
-		if typ != TypeOther {
-			// ListDir types through symlinks; the walk must not.
-			pi, err := fsys.Lstat(ctx, c.Target.Path, "")
-			if err != nil {
-				return err
-			}
-			if pi != nil && pi.Type == TypeSymlink {
-				typ = TypeSymlink
-			}
+		// ListDir types through symlinks (a dangling link is "other");
+		// the walk must not: an Lstat tells a link from what it points to.
+		pi, err := fsys.Lstat(ctx, c.Target.Path, "")
+		if err != nil {
+			return err
 		}
-		e := &seamEntry{fsys: fsys, target: c.Target, path: prefix + c.Name, typ: typ,
+		e := &seamEntry{fsys: fsys, target: c.Target, path: prefix + c.Name, typ: c.Type,
 			info: EntryInfo{Size: c.Size, ModTime: c.ModTime}}
-		err := fn(e)
+		if pi != nil && pi.Type == TypeSymlink {
+			// What ListDir saw was the link's target.
+			e.typ, e.info = TypeSymlink, EntryInfo{Size: -1}
+		}
+		err = fn(e)
 		switch {
 		case err == SkipDir:
 			continue
 		case err != nil:
 			return err
-		case typ == TypeDirectory:
+		case e.typ == TypeDirectory:
 			if err := walkDir(ctx, fsys, c.Target, e.path+"/", fn); err != nil {
 				return err
 			}
