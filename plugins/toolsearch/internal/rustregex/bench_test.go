@@ -37,6 +37,7 @@ func BenchmarkFindLine(b *testing.B) {
 		{"literal", `func main`},
 		{"regex", `func \(\w+ \*\w+\) Close\(`},
 		{"fold", `(?i)error`},
+		{"noliteral", `[A-Z]{5}\s\S`}, // no literal to look for: the regexp runs over the buffer
 	} {
 		m, err := Compile(bc.pattern)
 		if err != nil {

@@ -20,6 +20,12 @@ type Matcher struct {
 	lit   []byte
 	fold  bool // lit is lower-case ASCII compared without case
 	exact bool
+
+	// chunk is how many bytes of lines the regexp is given at a time
+	// without a literal: Go runs its fast backtracker only on inputs of
+	// at most 256 Kib / the program's length, and its NFA on longer ones
+	// is several times slower than both.
+	chunk int
 }
 
 // Compile reads pattern as ripgrep does (Rust regex syntax, case-sensitive,
@@ -51,12 +57,19 @@ func Compile(pattern string) (*Matcher, error) {
 	if err != nil {
 		return nil, goError(pattern, err)
 	}
-	m := &Matcher{re: re}
+	m := &Matcher{re: re, chunk: maxChunk}
 	if goTree, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		m.chooseLiteral(goTree)
+		if prog, err := syntax.Compile(goTree.Simplify()); err == nil {
+			m.chunk = max(minChunk, min(maxChunk, 256*1024/len(prog.Inst)-1))
+		}
 	}
 	return m, nil
 }
+
+// The bounds of Matcher.chunk: below some hundred bytes the cost of a
+// call dominates; above some kilobytes the backtracker's bitmap does.
+const minChunk, maxChunk = 256, 8 << 10
 
 // maxExpr bounds the translation, which Go parses on each Compile: each
 // Unicode class is some kilobytes of ranges.
@@ -100,13 +113,25 @@ func (m *Matcher) FindLine(text []byte) (start, end int) {
 	if m.lit != nil {
 		return m.scan(text)
 	}
-	if !m.re.Match(text) {
-		return -1, -1
+	for off := 0; off <= len(text); { // <=: text may end with an empty line
+		end := len(text)
+		if off+m.chunk < len(text) {
+			if i := bytes.IndexByte(text[off+m.chunk:], '\n'); i >= 0 {
+				end = off + m.chunk + i
+			}
+		}
+		if m.re.Match(text[off:end]) {
+			return m.bisect(text, off, end)
+		}
+		off = end + 1
 	}
-	// A match lies within one line, so halve the buffer at a line break
-	// until one line is left: no allocation, and the regexp runs over at
-	// most about twice the bytes before the first match.
-	lo, hi := 0, len(text)
+	return -1, -1
+}
+
+// bisect finds the first line in text[lo:hi], which holds a match and
+// starts and ends at line boundaries. A match lies within one line, so it
+// halves the range at a line break until one line is left.
+func (m *Matcher) bisect(text []byte, lo, hi int) (int, int) {
 	for {
 		mid := lo + (hi-lo)/2
 		nl := bytes.IndexByte(text[mid:hi], '\n')

@@ -388,6 +388,12 @@ func TestFindLine(t *testing.T) {
 	if s, e := m.FindLine(nil); s != -1 || e != -1 {
 		t.Errorf("FindLine(^$, nil) = %d, %d", s, e)
 	}
+	if s, e := m.FindLine([]byte("\n")); s != 0 || e != 0 {
+		t.Errorf("FindLine(^$, one empty line) = %d, %d, want 0, 0", s, e)
+	}
+	if s, e := m.FindLine([]byte("a\n\n")); s != 2 || e != 2 {
+		t.Errorf("FindLine(^$, a and an empty line) = %d, %d, want 2, 2", s, e)
+	}
 }
 
 func TestFindLineNoAlloc(t *testing.T) {
