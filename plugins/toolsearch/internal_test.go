@@ -1,8 +1,16 @@
 package toolsearch
 
 import (
+	"bytes"
+	"context"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/unicode"
+
+	"github.com/gordis-run/gordis/plugins/toolsearch/internal/rustregex"
 )
 
 // Decision 10: both tools only read, so they are parallel-safe.
@@ -85,4 +93,68 @@ func TestRenderGrepGroups(t *testing.T) {
 	if got := renderGrep(2, 2000)(r); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+}
+
+// FuzzScan checks the chunked scan against the line model read one line
+// at a time (S-035..S-037): whatever the buffer size, lines longer than
+// it, CRLF, BOMs and NULs, the same lines come back with the same numbers.
+func FuzzScan(f *testing.F) {
+	for _, seed := range []string{"a\nb\n", "a\r\nxa\r", "\xEF\xBB\xBFab\n", "\xFF\xFEa\x00\n\x00", "\xFE\xFF\x00a", "aa\x00", "\n\n\na", "a\xffb\nc"} {
+		f.Add([]byte(seed), uint8(0), uint8(3))
+	}
+	var matchers []*rustregex.Matcher
+	for _, p := range []string{"a", "a$", "^$", `\r$`, "b|^x", `\w\w`} {
+		m, err := compile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		matchers = append(matchers, m)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, pattern, size uint8) {
+		m := matchers[int(pattern)%len(matchers)]
+		j := &fileJob{}
+		sc := scanner{m: m, raw: true, maxBytes: 1 << 40}
+		binary, err := sc.read(context.Background(), bytes.NewReader(data), j, make([]byte, 4+int(size)%64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := data
+		switch {
+		case bytes.HasPrefix(text, bomUTF8):
+			text = text[3:]
+		case bytes.HasPrefix(text, bomUTF16LE), bytes.HasPrefix(text, bomUTF16BE):
+			order := unicode.LittleEndian
+			if text[0] == 0xFE {
+				order = unicode.BigEndian
+			}
+			text, _ = unicode.UTF16(order, unicode.IgnoreBOM).NewDecoder().Bytes(text[2:])
+		}
+		if wantBinary := bytes.IndexByte(text, 0) >= 0; binary != wantBinary {
+			t.Fatalf("binary %v, want %v", binary, wantBinary)
+		}
+		var want []foundLine
+		if !binary {
+			lines := bytes.Split(text, []byte{'\n'})
+			for i, l := range lines {
+				last := i == len(lines)-1
+				if last && len(l) == 0 {
+					break
+				}
+				if !m.Match(l) {
+					continue
+				}
+				if !last {
+					l = bytes.TrimSuffix(l, []byte{'\r'})
+				}
+				s := invalidLine
+				if utf8.Valid(l) {
+					s = string(l)
+				}
+				want = append(want, foundLine{number: i + 1, text: s})
+			}
+		}
+		if !binary && !slices.Equal(j.lines, want) { // file() drops a binary file's lines
+			t.Fatalf("%q: got %+v, want %+v", data, j.lines, want)
+		}
+	})
 }

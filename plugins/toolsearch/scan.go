@@ -84,7 +84,11 @@ func (sc *scanner) file(ctx context.Context, j *fileJob) {
 func (sc *scanner) search(ctx context.Context, r io.Reader, j *fileJob) (binary bool, err error) {
 	bp := chunks.Get().(*[]byte)
 	defer chunks.Put(bp)
-	buf := *bp
+	return sc.read(ctx, r, j, *bp)
+}
+
+// read is search with buf as its first buffer.
+func (sc *scanner) read(ctx context.Context, r io.Reader, j *fileJob, buf []byte) (binary bool, err error) {
 	carry, line, unchecked := 0, 1, 0
 	sniff := sc.raw
 	for {
