@@ -31,6 +31,7 @@ import (
 	"github.com/gordis-run/gordis/agent/deepseek"
 	"github.com/gordis-run/gordis/agent/inproc"
 	"github.com/gordis-run/gordis/agent/scripted"
+	"github.com/gordis-run/gordis/internal/rootflag"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/registry"
 )
@@ -51,7 +52,8 @@ form of its result, a unified diff for each edit or write, the final answer,
 then steps, time and token usage.
 
 The tools reach only the workspace and the directories given with --root
-and --read-only-root; --unconfined lifts that.
+and --read-only-root (a relative DIR resolves against the workspace, not the
+current directory); --unconfined lifts that.
 
 Model:
   Without DEEPSEEK_API_KEY (or with --offline) a scripted model answers: it
@@ -204,15 +206,7 @@ type confinement struct {
 
 func (c *confinement) declare(fl *flag.FlagSet) {
 	fl.BoolVar(&c.unconfined, "unconfined", false, "let the tools reach any path the process may (absolute paths, \"..\", symlinks that\nleave the workspace); by default they reach only the workspace and the roots")
-	root := func(readOnly bool) func(string) error {
-		return func(dir string) error {
-			abs, err := filepath.Abs(dir)
-			c.roots = append(c.roots, fslocal.Root{Path: abs, ReadOnly: readOnly})
-			return err
-		}
-	}
-	fl.Func("root", "let the tools also read and change files under `DIR` (repeatable)", root(false))
-	fl.Func("read-only-root", "let the tools also list and read, but not change, files under `DIR` (repeatable)", root(true))
+	rootflag.Declare(fl, &c.roots)
 }
 
 func (c confinement) options(opts gordis.Options) gordis.Options {

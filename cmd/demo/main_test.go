@@ -348,7 +348,8 @@ func TestCommandHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--help"}, []string{"usage: demo [flags]          run the agent", "demo help [COMMAND]", "Model:", "-max-steps N"}},
+		{[]string{"--help"}, []string{"usage: demo [flags]          run the agent", "demo help [COMMAND]", "Model:", "-max-steps N",
+			"(a relative DIR resolves against the workspace, not the\ncurrent directory)"}},
 		{[]string{"tools", "--help"}, []string{"usage: demo tools [flags]\n\nPrints the tool definitions", "-workspace DIR", "-unconfined", "-root DIR", "-read-only-root DIR"}},
 		{[]string{"prompt", "-h"}, []string{"usage: demo prompt [flags]\n\nPrints the system prompt", "-workspace DIR", "-unconfined"}},
 		{[]string{"replay", "--help"}, []string{"usage: demo replay [flags] [FILE]\n\nRuns tool calls without a model", "-no-policy"}},
@@ -470,9 +471,10 @@ func TestConfinementFlags(t *testing.T) {
 	if code, ok := c.parse([]string{"--root", "rel", "--read-only-root", "/ro", "--root", "/rw", "--unconfined"}, &bytes.Buffer{}, &bytes.Buffer{}); !ok {
 		t.Fatalf("parse: exit %d", code)
 	}
-	cwd, _ := os.Getwd()
+	// A relative root goes to the library as given: it resolves against
+	// the workspace there, not against the process's directory here.
 	want := gordis.Options{Workspace: "w", Unconfined: true, Roots: []fslocal.Root{
-		{Path: filepath.Join(cwd, "rel")}, {Path: "/ro", ReadOnly: true}, {Path: "/rw"},
+		{Path: "rel"}, {Path: "/ro", ReadOnly: true}, {Path: "/rw"},
 	}}
 	if got := f.options(gordis.Options{Workspace: "w"}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("options %+v, want %+v", got, want)

@@ -231,7 +231,7 @@ func TestReplayUsage(t *testing.T) {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 		for _, s := range []string{"usage: demo replay [flags] [FILE]\n\nRuns tool calls without a model", `{"batch": [call, ...], "cancel": false}`, `"error": {"message": ..., "name": ..., "code": ...}`,
-			"-no-policy", "-workspace DIR", "-unconfined", "-root DIR", "-read-only-root DIR"} {
+			"-no-policy", "-workspace DIR", "-unconfined", "-root DIR", "-read-only-root DIR", "(repeatable; a relative DIR resolves against the workspace)"} {
 			if !strings.Contains(stdout, s) {
 				t.Errorf("help lacks %q:\n%s", s, stdout)
 			}
@@ -356,4 +356,40 @@ func FuzzReplayParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A relative --read-only-root resolves against --workspace, as the
+// library's Roots do, not against the process's directory: from a cwd that
+// holds a vendor directory of its own, WS/vendor is the one made read-only.
+func TestReplayRelativeRoot(t *testing.T) {
+	ws := replayWorkspace(t)
+	elsewhere := t.TempDir()
+	for _, dir := range []string{ws, elsewhere} {
+		if err := os.MkdirAll(filepath.Join(dir, "vendor"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "vendor", "lib.go"), []byte("package lib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(elsewhere)
+	input := strings.Join([]string{
+		`{"tool":"read","args":{"file_path":"vendor/lib.go"}}`,
+		`{"tool":"write","args":{"file_path":"vendor/new.go","content":"package lib\n"}}`,
+		`{"tool":"write","args":{"file_path":"b.txt","content":"two\n"}}`,
+	}, "\n")
+	code, stdout, stderr := replay(t, input, "--workspace", ws, "--read-only-root", "vendor")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	wantReplayLines(t, stdout, ws,
+		`{"tool":"read","session":"main","isError":false,"text":"<path>$WS/vendor/lib.go</path>\n<type>file</type>\n<content>\n1: package lib\n\n(End of file - total 1 lines)\n</content>","value":{"path":"$WS/vendor/lib.go","offset":1,"lines":[{"number":1,"text":"package lib"}],"totalLines":1}}`,
+		`{"tool":"write","session":"main","isError":true,"text":"Error: cannot write \"$WS/vendor/new.go\": the root \"$WS/vendor\" is read-only","error":{"message":"cannot write \"$WS/vendor/new.go\": the root \"$WS/vendor\" is read-only","name":"FsError","code":"FS_SANDBOX_DENIED"}}`,
+		`{"tool":"write","session":"main","isError":false,"text":"<path>$WS/b.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>","value":{"path":"$WS/b.txt","operation":"create","before":null,"after":"two\n"}}`,
+	)
+	for _, dir := range []string{ws, elsewhere} {
+		if _, err := os.Stat(filepath.Join(dir, "vendor", "new.go")); err == nil {
+			t.Errorf("%s/vendor/new.go was created", dir)
+		}
+	}
 }

@@ -20,10 +20,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/internal/rootflag"
+	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
 )
 
-const usage = `usage: mcp [--workspace DIR] [--http ADDR [--session-timeout D]] [--unconfined] [--no-policy]
+const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...
+           [--http ADDR [--session-timeout D]] [--unconfined] [--no-policy]
 
 Serves the gordis filesystem tools (list, read, write, edit, glob, grep)
 over the Model Context Protocol, with the system prompt as the prompt
@@ -31,13 +34,17 @@ over the Model Context Protocol, with the system prompt as the prompt
 launches it (Claude Desktop, Claude Code); stdout carries only the protocol,
 and logs go to stderr.
 
-The tools are confined to the workspace: a path outside it is refused with
-FS_SANDBOX_DENIED, unless --unconfined. Each MCP session is its own
-read-before-write session: a file must be read in the session before the
-session may edit or overwrite it, and only while it is unchanged. Over
-HTTP a session that sends no request for --session-timeout is closed, with
-what it had read: a client that went away without ending its session does
-not hold the server's memory forever.
+The tools are confined to the workspace and the directories given with
+--root and --read-only-root (a relative DIR resolves against the workspace,
+not the current directory): a path outside them, or a change under a
+read-only root, is refused with FS_SANDBOX_DENIED. --unconfined lifts the
+confinement.
+
+Each MCP session is its own read-before-write session: a file must be read
+in the session before the session may edit or overwrite it, and only while
+it is unchanged. Over HTTP a session that sends no request for
+--session-timeout is closed, with what it had read: a client that went away
+without ending its session does not hold the server's memory forever.
 
 Exit status: 0 when the client disconnected or the server was interrupted;
 1 when the server could not start or failed; 2 on a usage error.
@@ -53,6 +60,7 @@ type options struct {
 	workspace      string
 	http           string
 	sessionTimeout time.Duration
+	roots          []fslocal.Root
 	unconfined     bool
 	noPolicy       bool
 }
@@ -64,9 +72,10 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl.SetOutput(io.Discard) // errors go to stderr and the help to stdout, below
 	fl.Usage = func() {}
 	fl.StringVar(&o.workspace, "workspace", "", "the `DIR` relative paths resolve against and the tools are confined to\n(default: the current directory)")
+	rootflag.Declare(fl, &o.roots)
 	fl.StringVar(&o.http, "http", "", "serve the streamable HTTP transport on `ADDR` (host:port) instead of stdio")
 	fl.DurationVar(&o.sessionTimeout, "session-timeout", 30*time.Minute, "with --http, close a session idle for `D` (0: never)")
-	fl.BoolVar(&o.unconfined, "unconfined", false, "let the tools reach paths outside the workspace")
+	fl.BoolVar(&o.unconfined, "unconfined", false, "let the tools reach paths outside the workspace and the roots")
 	fl.BoolVar(&o.noPolicy, "no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,6 +104,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadCloser, stdout io.WriteCloser) error {
 	d, closeDeployment, err := gordis.Build(gordis.Options{
 		Workspace:  o.workspace,
+		Roots:      o.roots,
 		Unconfined: o.unconfined,
 		NoPolicy:   o.noPolicy,
 		Logger:     logger,

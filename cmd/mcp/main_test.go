@@ -54,7 +54,8 @@ func TestHelp(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"usage: mcp [--workspace DIR]", "FS_SANDBOX_DENIED", "-http ADDR", "-unconfined", "-no-policy", "-workspace DIR"} {
+	for _, want := range []string{"usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...", "FS_SANDBOX_DENIED", "-http ADDR", "-unconfined", "-no-policy", "-workspace DIR",
+		"-root DIR", "-read-only-root DIR", "(a relative DIR resolves against the workspace,\nnot the current directory)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
 		}
@@ -82,7 +83,13 @@ func TestUsageErrors(t *testing.T) {
 // wire receives the traffic as the client saw it, stderr the server's log.
 func session(t *testing.T, wire, stderr *mcptest.Buffer, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return connect(t, exec.Command(binary, args...), wire, stderr)
+}
+
+// connect starts cmd, the binary on stdio, and connects the SDK client, as
+// session does.
+func connect(t *testing.T, cmd *exec.Cmd, wire, stderr *mcptest.Buffer) *mcp.ClientSession {
+	t.Helper()
 	cmd.Stderr = stderr
 	var transport mcp.Transport = &mcp.CommandTransport{Command: cmd}
 	if wire != nil {
@@ -200,6 +207,45 @@ func TestNoPolicy(t *testing.T) {
 	cs := session(t, nil, &stderr, "--workspace", ws, "--no-policy")
 	if text, isError, _ := call(t, cs, "edit", map[string]any{"file_path": "a.txt", "old_string": "1", "new_string": "2"}); isError {
 		t.Fatalf("edit without read under --no-policy: %q", text)
+	}
+}
+
+// TestRoots: --root and --read-only-root are repeatable, and a relative
+// DIR resolves against --workspace, as the library's Roots do, not against
+// the process's directory (which here holds a vendor directory of its own).
+func TestRoots(t *testing.T) {
+	ws, elsewhere, shared := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, dir := range []string{filepath.Join(ws, "vendor"), filepath.Join(elsewhere, "vendor")} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "vendor", "lib.go"), []byte("package lib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--workspace", ws, "--read-only-root", "vendor", "--root", shared)
+	cmd.Dir = elsewhere
+	var stderr mcptest.Buffer
+	cs := connect(t, cmd, nil, &stderr)
+
+	vendor := filepath.Join(ws, "vendor")
+	if text, isError, _ := call(t, cs, "read", map[string]any{"file_path": "vendor/lib.go"}); isError || !strings.Contains(text, "1: package lib") {
+		t.Fatalf("read under the read-only root: %q", text)
+	}
+	text, isError, code := call(t, cs, "write", map[string]any{"file_path": "vendor/new.go", "content": "package lib\n"})
+	if want := `Error: cannot write "` + vendor + `/new.go": the root "` + vendor + `" is read-only`; !isError || code != "FS_SANDBOX_DENIED" || text != want {
+		t.Fatalf("write under the read-only root: %v %q %q, want FS_SANDBOX_DENIED %q", isError, code, text, want)
+	}
+	for _, dir := range []string{ws, elsewhere} {
+		if _, err := os.Stat(filepath.Join(dir, "vendor", "new.go")); err == nil {
+			t.Errorf("%s/vendor/new.go was created", dir)
+		}
+	}
+	if text, isError, _ := call(t, cs, "write", map[string]any{"file_path": filepath.Join(shared, "b.txt"), "content": "two\n"}); isError {
+		t.Fatalf("write under --root: %q", text)
+	}
+	if got, err := os.ReadFile(filepath.Join(shared, "b.txt")); err != nil || string(got) != "two\n" {
+		t.Errorf("%s/b.txt: %q, %v", shared, got, err)
 	}
 }
 
