@@ -21,8 +21,8 @@ import (
 // names and repositories interact often.
 func randomTree(t *testing.T, e *env, rng *rand.Rand) {
 	t.Helper()
-	dirs := []string{"", "a", "b", "a/c", ".h", "src", "src/.git", "a/.git", "b/d", "node_modules", "vendor"}
-	names := []string{"x.go", "y.txt", "z.md", ".env", "foo.go", "bar.txt", "A.TXT", "main.go", "notes", "k.log", "_u.go", "-dash.txt"}
+	dirs := []string{"", "a", "b", "a/c", ".h", "src", "src/.git", "a/.git", "b/d", "node_modules", "vendor", "a/-x", "b/#d"}
+	names := []string{"x.go", "y.txt", "z.md", ".env", "foo.go", "bar.txt", "A.TXT", "main.go", "notes", "k.log", "_u.go", "-dash.txt", "#h.go", ".a.go"}
 	words := []string{"foo", "bar", "baz", "Foo", "qux9", "main", "func", "  ", "x1 y2", "foobar", "ba", "z"}
 	ignores := []string{"*.txt", "!y.txt", "b/", "/x.go", "*.log", "node_modules", "d", "!foo.go", "*.go", "src/", "#c", "z.*", "a/*.md", "**/k.log"}
 	for _, d := range dirs {

@@ -59,13 +59,15 @@ func newSearch(ctx context.Context, s *scope, m lineMatcher, include *ignore.Ove
 	inner, cancel := context.WithCancel(ctx)
 	_, raw := s.fsys.(fs.Walker)
 	workers := runtime.GOMAXPROCS(0)
-	return &search{
+	r := &search{
 		ctx: ctx, inner: inner, cancel: cancel, s: s, rawCap: rawCap,
 		filter: filter{ctx: inner, s: s, include: include},
 		scan:   scanner{m: m, raw: raw, maxBytes: rawCap},
 		order:  make(chan *fileJob, window),
 		jobs:   make(chan *fileJob, workers),
 	}
+	r.filter.search = func(e fs.WalkEntry, sub string) error { return r.dispatch(e, sub, false) }
+	return r
 }
 
 // run searches and collects. Any failure fails the whole call, as rg's
@@ -120,26 +122,21 @@ func (r *search) walk() {
 		}
 	}()
 	r.walkErr = fs.Walk(r.inner, r.s.fsys, r.s.root, r.visit)
+	if r.walkErr == nil {
+		r.walkErr = r.filter.finish()
+	}
 }
 
 func (r *search) visit(e fs.WalkEntry) error {
 	r.visited = true
 	sub, typ := e.Path(), e.Type()
 	switch {
-	case sub == "" && typ == fs.TypeDirectory:
-		return r.filter.enterRoot()
-	case sub == "":
-		if typ == fs.TypeFile {
-			return r.dispatch(e, sub, true)
-		}
+	case sub != "":
+		return r.filter.visit(e, sub, typ)
 	case typ == fs.TypeDirectory:
-		descend, err := r.filter.enter(sub)
-		if err == nil && !descend {
-			err = fs.SkipDir
-		}
-		return err
-	case typ == fs.TypeFile && r.filter.searches(sub):
-		return r.dispatch(e, sub, false)
+		return r.filter.enterRoot()
+	case typ == fs.TypeFile:
+		return r.dispatch(e, sub, true)
 	}
 	return nil
 }
