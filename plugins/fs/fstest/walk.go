@@ -35,6 +35,7 @@ func TestWalk(t *testing.T, newFS NewFS) {
 	symlink(t, "a.txt", filepath.Join(root, "l-file"))
 	symlink(t, "a", filepath.Join(root, "l-dir"))
 	symlink(t, "nowhere", filepath.Join(root, "l-nowhere"))
+	symlink(t, filepath.Dir(root), filepath.Join(root, "l-out")) // out of a confined provider's tree
 	walkers := map[string]fs.FileSystem{"GenericWalk": coreOnly{fsys}}
 	if _, ok := fsys.(fs.Walker); ok {
 		walkers["Walker"] = fsys
@@ -57,6 +58,7 @@ func TestWalk(t *testing.T, newFS NewFS) {
 		"l-dir:symlink",
 		"l-file:symlink",
 		"l-nowhere:symlink",
+		"l-out:symlink",
 	}
 	infos := map[string]map[string]fs.EntryInfo{}
 	for name, w := range walkers {
