@@ -25,7 +25,7 @@ func (t *toolset) glob(ctx context.Context, call *registry.Call, args globArgs) 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.limits.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.timeout())
 	defer cancel()
 	over, err := ignore.NewOverride(append([]string{req.pattern}, ignore.VCSExcludes()...)...)
 	if err != nil {
@@ -59,8 +59,8 @@ func (t *toolset) glob(ctx context.Context, call *registry.Call, args globArgs) 
 			return nil
 		}
 		f := globFile{path: s.display(sub)}
-		if raw += int64(len(f.path)) + 1; raw > t.limits.rawOutputMaxBytes {
-			return overflow("glob", raw, t.limits.rawOutputMaxBytes)
+		if raw += int64(len(f.path)) + 1; raw > t.cfg.RawOutputMaxBytes {
+			return overflow("glob", raw, t.cfg.RawOutputMaxBytes)
 		}
 		if info, err := e.Info(); err == nil && !info.ModTime.IsZero() {
 			f.mtime, f.known = info.ModTime, true

@@ -20,7 +20,7 @@ func (t *toolset) grep(ctx context.Context, call *registry.Call, args grepArgs) 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.limits.timeout)
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.timeout())
 	defer cancel()
 	var include *ignore.Override
 	if req.include != "" {
@@ -36,7 +36,7 @@ func (t *toolset) grep(ctx context.Context, call *registry.Call, args grepArgs) 
 	if err != nil {
 		return nil, err
 	}
-	return newSearch(ctx, s, m, include, t.limits.rawOutputMaxBytes).run()
+	return newSearch(ctx, s, m, include, t.cfg.RawOutputMaxBytes).run()
 }
 
 // filter is the walk's side of a search: which entries it descends or

@@ -15,11 +15,7 @@ import (
 
 // Decision 10: both tools only read, so they are parallel-safe.
 func TestDefinitionsParallel(t *testing.T) {
-	l, err := Config{GlobMaxResults: 1, GrepMaxMatches: 1, GrepMaxLineBytes: 1, RawOutputMaxBytes: 1, TimeoutMs: 1}.limits()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defs, err := (&toolset{limits: l}).definitions()
+	defs, err := (&toolset{cfg: Config{GlobMaxResults: 1, GrepMaxMatches: 1, GrepMaxLineBytes: 1, RawOutputMaxBytes: 1, TimeoutMs: 1}}).definitions()
 	if err != nil {
 		t.Fatal(err)
 	}

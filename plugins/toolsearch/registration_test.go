@@ -105,8 +105,8 @@ func TestConfiguredDescriptions(t *testing.T) {
 }
 
 // S-008: every key must be an integer >= 1, or the plugin fails to load,
-// in a deployment that provides everything it injects, with exactly
-// upstream's message (the schema would word it differently).
+// with the message the runtime gives every plugin's config (as R-008 for
+// toolfs), before anything is applied.
 func TestConfigRejected(t *testing.T) {
 	load := func(cfg any) error {
 		root := runtime.New(runtime.WithLogger(slog.New(slog.DiscardHandler)))
@@ -127,7 +127,8 @@ func TestConfigRejected(t *testing.T) {
 	}
 	for _, key := range []string{"globMaxResults", "grepMaxMatches", "grepMaxLineBytes", "rawOutputMaxBytes", "timeoutMs"} {
 		for _, v := range []any{0, -1, 1.5, -100, 0.5} {
-			if want, err := "tool-fs-search: "+key+" must be a positive integer", load(map[string]any{key: v}); err == nil || err.Error() != want {
+			want := `invalid config for plugin "toolsearch": "` + key + `" must be a positive integer`
+			if err := load(map[string]any{key: v}); err == nil || err.Error() != want {
 				t.Errorf("%s=%v: %v, want %q", key, v, err, want)
 			}
 		}

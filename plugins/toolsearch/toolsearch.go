@@ -18,54 +18,24 @@ import (
 )
 
 // Config holds the result caps and the call deadline. Every key is
-// optional and must be a positive integer. The keys are numbers, not
-// integers, so that 1.5 or 0 reaches the plugin's own message instead of a
-// schema violation worded differently.
+// optional and must be a positive integer.
 type Config struct {
 	// GlobMaxResults is the number of paths glob shows inline.
-	GlobMaxResults float64 `json:"globMaxResults,omitempty" jsonschema:"default=100"`
+	GlobMaxResults int `json:"globMaxResults,omitempty" jsonschema:"minimum=1,default=100"`
 	// GrepMaxMatches is the number of matches grep shows inline.
-	GrepMaxMatches float64 `json:"grepMaxMatches,omitempty" jsonschema:"default=250"`
+	GrepMaxMatches int `json:"grepMaxMatches,omitempty" jsonschema:"minimum=1,default=250"`
 	// GrepMaxLineBytes is the UTF-8 bytes of a matched line shown inline.
-	GrepMaxLineBytes float64 `json:"grepMaxLineBytes,omitempty" jsonschema:"default=2000"`
+	GrepMaxLineBytes int `json:"grepMaxLineBytes,omitempty" jsonschema:"minimum=1,default=2000"`
 	// RawOutputMaxBytes caps the bytes a search produces before it fails.
-	RawOutputMaxBytes float64 `json:"rawOutputMaxBytes,omitempty" jsonschema:"default=20000000"`
+	RawOutputMaxBytes int64 `json:"rawOutputMaxBytes,omitempty" jsonschema:"minimum=1,default=20000000"`
 	// TimeoutMs is the deadline of one call, in milliseconds.
-	TimeoutMs float64 `json:"timeoutMs,omitempty" jsonschema:"default=30000"`
+	TimeoutMs int64 `json:"timeoutMs,omitempty" jsonschema:"minimum=1,default=30000"`
 }
 
-// limits is a validated Config.
-type limits struct {
-	globMaxResults, grepMaxMatches, grepMaxLineBytes int
-	rawOutputMaxBytes                                int64
-	timeout                                          time.Duration
-}
-
-// limits checks every key in declaration order and names the first bad
-// one. Larger values than an int holds only mean "no practical cap".
-func (c Config) limits() (limits, error) {
-	for _, k := range []struct {
-		name string
-		v    float64
-	}{
-		{"globMaxResults", c.GlobMaxResults},
-		{"grepMaxMatches", c.GrepMaxMatches},
-		{"grepMaxLineBytes", c.GrepMaxLineBytes},
-		{"rawOutputMaxBytes", c.RawOutputMaxBytes},
-		{"timeoutMs", c.TimeoutMs},
-	} {
-		if k.v < 1 || k.v != math.Trunc(k.v) {
-			return limits{}, fmt.Errorf("tool-fs-search: %s must be a positive integer", k.name)
-		}
-	}
-	count := func(v float64) int { return int(min(v, math.MaxInt32)) }
-	return limits{
-		globMaxResults:    count(c.GlobMaxResults),
-		grepMaxMatches:    count(c.GrepMaxMatches),
-		grepMaxLineBytes:  count(c.GrepMaxLineBytes),
-		rawOutputMaxBytes: int64(min(c.RawOutputMaxBytes, 1<<53)),
-		timeout:           time.Duration(min(c.TimeoutMs, math.MaxInt64/float64(time.Millisecond))) * time.Millisecond,
-	}, nil
+// timeout is TimeoutMs as a duration; a count too large for one means no
+// practical deadline.
+func (c Config) timeout() time.Duration {
+	return time.Duration(min(c.TimeoutMs, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 }
 
 // Plugin registers glob and grep, with their prompt sections, once the fs
@@ -84,10 +54,6 @@ const (
 )
 
 func apply(ctx *runtime.Context, cfg Config) error {
-	l, err := cfg.limits()
-	if err != nil {
-		return err
-	}
 	tools, err := registry.Tools.Get(ctx)
 	if err != nil {
 		return err
@@ -96,7 +62,7 @@ func apply(ctx *runtime.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	defs, err := (&toolset{rt: ctx, limits: l}).definitions()
+	defs, err := (&toolset{rt: ctx, cfg: cfg}).definitions()
 	if err != nil {
 		return err
 	}
@@ -119,12 +85,12 @@ func apply(ctx *runtime.Context, cfg Config) error {
 // definitions builds the two tools, in the order the model sees them. Both
 // only read, so calls may run in parallel with other reads.
 func (t *toolset) definitions() ([]registry.Tool, error) {
-	glob, err := registry.Define("glob", fmt.Sprintf(globDescription, t.limits.globMaxResults), t.glob, renderGlob(t.limits.globMaxResults))
+	glob, err := registry.Define("glob", fmt.Sprintf(globDescription, t.cfg.GlobMaxResults), t.glob, renderGlob(t.cfg.GlobMaxResults))
 	if err != nil {
 		return nil, err
 	}
-	grep, err := registry.Define("grep", fmt.Sprintf(grepDescription, t.limits.grepMaxMatches), t.grep,
-		renderGrep(t.limits.grepMaxMatches, t.limits.grepMaxLineBytes))
+	grep, err := registry.Define("grep", fmt.Sprintf(grepDescription, t.cfg.GrepMaxMatches), t.grep,
+		renderGrep(t.cfg.GrepMaxMatches, t.cfg.GrepMaxLineBytes))
 	if err != nil {
 		return nil, err
 	}

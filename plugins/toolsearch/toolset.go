@@ -15,8 +15,8 @@ import (
 // toolset is one application of the plugin: its limits and the runtime
 // context its provider is looked up on.
 type toolset struct {
-	rt     *runtime.Context
-	limits limits
+	rt  *runtime.Context
+	cfg Config
 }
 
 // scope is where one call searches: the root as the model spelled it and
