@@ -14,28 +14,43 @@ import (
 // is free (at most MaxParallel run at once); its mode is read just before it
 // starts. The steps before the body (arguments, permission) run one call at a
 // time in input order; only bodies overlap. tools/result is emitted in input
-// order as results settle. Once ctx is done no further call starts: those get
-// "tool call aborted before dispatch", and started ones are awaited.
+// order as results settle; the batch waits for its listeners no longer than
+// ctx lasts (after that they get the rest in order, unawaited). Once ctx is
+// done no further call starts: those get "tool call aborted before
+// dispatch", and started ones are awaited.
 func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	results := make([]*Result, len(calls))
-	settled := make([]chan struct{}, len(calls))
-	for i := range settled {
-		settled[i] = make(chan struct{})
+	// The publisher gets each call and result through its own channel, not
+	// from results, which the caller owns once the batch has returned.
+	type outcome struct {
+		call *Call // nil is &Call{}
+		res  *Result
 	}
-	settle := func(i int, res *Result) {
+	settled := make([]chan outcome, len(calls))
+	for i := range settled {
+		settled[i] = make(chan outcome, 1)
+	}
+	settle := func(i int, call *Call, res *Result) {
+		res.ctx = ctx
 		results[i] = res
-		close(settled[i])
+		settled[i] <- outcome{call, res}
 	}
 
 	published := make(chan struct{})
 	go func() {
 		defer close(published)
-		for i := range calls {
-			<-settled[i]
-			r.publish(results[i])
+		for _, c := range settled {
+			o := <-c
+			if ctx.Err() == nil {
+				r.publish(ctx, o.call, o.res)
+				continue
+			}
+			// The batch no longer waits for the listeners, but they still
+			// get every result, one at a time and in input order.
+			r.emitted(o.res, r.emit(o.res))
 		}
 	}()
 
@@ -46,24 +61,24 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 			call = &Call{}
 		}
 		if ctx.Err() != nil {
-			settle(i, abortedBeforeDispatch(call))
+			settle(i, call, abortedBeforeDispatch(call))
 			continue
 		}
 		if !r.concurrencySafe(call) {
 			running.Wait()
-			settle(i, r.run(ctx, call))
+			settle(i, call, r.run(ctx, call))
 			continue
 		}
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			settle(i, abortedBeforeDispatch(call))
+			settle(i, call, abortedBeforeDispatch(call))
 			continue
 		}
 		e, res := r.prepare(ctx, call)
 		if res != nil {
 			<-slots
-			settle(i, res)
+			settle(i, call, res)
 			continue
 		}
 		running.Add(1)
@@ -71,10 +86,13 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 			defer running.Done()
 			res := r.dispatch(ctx, call, e)
 			<-slots
-			settle(i, res)
+			settle(i, call, res)
 		}()
 	}
 	running.Wait()
-	<-published
+	select {
+	case <-published:
+	case <-ctx.Done(): // the publisher has logged a listener it abandoned
+	}
 	return results
 }

@@ -42,6 +42,22 @@ func BenchmarkExecuteTrivial(b *testing.B) {
 	}
 }
 
+// BenchmarkExecuteTrivialCancellable is BenchmarkExecuteTrivial with a
+// context that can end, as an agent's is: tools/pre-execute and tools/result
+// are then awaited each on a goroutine of their own (Await).
+func BenchmarkExecuteTrivialCancellable(b *testing.B) {
+	root, r := newRegistry(b, Config{})
+	mustRegister(b, root, r, trivialTool(b, false))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := r.Execute(ctx, &Call{ID: "c", Tool: "trivial", Args: trivialCall}); res.IsError {
+			b.Fatal(res.Text)
+		}
+	}
+}
+
 // BenchmarkExecuteInvalidArgs: the schema-violation path.
 func BenchmarkExecuteInvalidArgs(b *testing.B) {
 	root, r := newRegistry(b, Config{})

@@ -18,7 +18,8 @@ import (
 //     "tool call aborted before dispatch".
 //  5. the body runs (its panic is a result; a success after ctx is done is
 //     "tool call aborted"), then the value renders.
-//  6. tools/result is emitted with the result, whatever it is.
+//  6. tools/result is emitted with the result, whatever it is; the call
+//     waits for its listeners no longer than ctx lasts.
 func (r *Registry) Execute(ctx context.Context, call *Call) *Result {
 	if ctx == nil {
 		ctx = context.Background()
@@ -27,7 +28,8 @@ func (r *Registry) Execute(ctx context.Context, call *Call) *Result {
 		call = &Call{}
 	}
 	res := r.run(ctx, call)
-	r.publish(res)
+	res.ctx = ctx
+	r.publish(ctx, call, res)
 	return res
 }
 
@@ -65,7 +67,7 @@ func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
 	}
 	d, err := r.permit(ctx, &Request{Call: call, Traits: e.Traits, ctx: ctx})
 	switch {
-	case errors.Is(err, errUndecided):
+	case errors.Is(err, ErrAbandoned):
 		return nil, abortedBeforeDispatch(call)
 	case err != nil: // a broken permission plugin denies: fail closed
 		return nil, failure(call, "permission check failed: "+err.Error(), NameDenied, CodeDenied)
@@ -83,31 +85,14 @@ func normalizeArgs(call *Call) {
 
 func allow() (Decision, error) { return Decision{}, nil }
 
-// errUndecided: the call's context ended before the permission chain decided.
-var errUndecided = errors.New("registry: the call ended before its permission check")
-
 // permit asks the tools/pre-execute chain; Run already turns a listener's
-// panic into its error. A listener cannot hold the call past its context:
-// the chain then runs on in its goroutine and its decision is dropped.
+// panic into its error. A listener cannot hold the call past its context
+// (Await): the call then returns "tool call aborted before dispatch" and
+// the late decision is dropped.
 func (r *Registry) permit(ctx context.Context, req *Request) (Decision, error) {
-	if ctx.Done() == nil {
+	return Await(ctx, r.ctx.Logger(), PreExecute.Name(), req.Call, func() (Decision, error) {
 		return PreExecute.Run(r.ctx, req, allow)
-	}
-	type verdict struct {
-		d   Decision
-		err error
-	}
-	decided := make(chan verdict, 1)
-	go func() {
-		d, err := PreExecute.Run(r.ctx, req, allow)
-		decided <- verdict{d, err}
-	}()
-	select {
-	case v := <-decided:
-		return v.d, v.err
-	case <-ctx.Done():
-		return Decision{}, errUndecided
-	}
+	})
 }
 
 // dispatch runs the body and renders its value.
@@ -167,9 +152,22 @@ func renderDefault(value any) string {
 	return string(b)
 }
 
-// publish emits tools/result. A failing listener does not change the result.
-func (r *Registry) publish(res *Result) {
-	if err := ResultEvent.Emit(r.ctx, res); err != nil {
+// publish emits tools/result and waits for the listeners while ctx lasts
+// (Await): the result is fixed, so neither a failing listener nor an
+// abandoned one changes it.
+func (r *Registry) publish(ctx context.Context, call *Call, res *Result) {
+	_, err := Await(ctx, r.ctx.Logger(), ResultEvent.Name(), call, func() (struct{}, error) {
+		return struct{}{}, r.emit(res)
+	})
+	r.emitted(res, err)
+}
+
+func (r *Registry) emit(res *Result) error { return ResultEvent.Emit(r.ctx, res) }
+
+// emitted logs a failing tools/result listener; Await has logged an
+// abandoned one.
+func (r *Registry) emitted(res *Result, err error) {
+	if err != nil && !errors.Is(err, ErrAbandoned) {
 		r.ctx.Logger().Warn("tools/result listener failed", "tool", res.Tool, "call", res.CallID, "err", err)
 	}
 }

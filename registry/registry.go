@@ -9,6 +9,7 @@ package registry
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,7 +147,15 @@ type Result struct {
 	IsError bool       `json:"isError"`
 	Value   any        `json:"value,omitempty"` // canonical value on success
 	Error   *ErrorInfo `json:"error,omitempty"` // on failure
+
+	ctx context.Context // the call's, for tools/result listeners
 }
+
+// Context is the context of the call, for tools/result listeners. The
+// registry waits for them no longer than it lasts: a listener still running
+// when it ends is abandoned (it runs on, unawaited) and logged. A result the
+// registry did not produce has context.Background().
+func (r *Result) Context() context.Context { return cmp.Or(r.ctx, context.Background()) }
 
 // Request is a call about to run, as tools/pre-execute listeners see it:
 // its arguments have been validated against the tool's schema.
@@ -158,10 +167,10 @@ type Request struct {
 	ctx context.Context
 }
 
-// Context is the call's context. When it ends the registry stops waiting:
-// the call returns "tool call aborted before dispatch" and a decision the
-// listener makes later is dropped (the listener itself runs on until it
-// returns, so it should watch this context while it waits).
+// Context is the call's context. When it ends the registry stops waiting
+// (Await): the call returns "tool call aborted before dispatch" and a
+// decision the listener makes later is dropped (the listener itself runs on
+// until it returns, so it should watch this context while it waits).
 func (r *Request) Context() context.Context { return r.ctx }
 
 // Paths returns the values of the call's path arguments (Traits.Paths), in

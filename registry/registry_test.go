@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/runtime"
@@ -225,6 +226,19 @@ func (rs *results) list() []*Result {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return append([]*Result(nil), rs.got...)
+}
+
+// await returns the emissions once there are n: after its context has
+// ended, a batch returns without waiting for the tools/result listeners.
+func (rs *results) await(t testing.TB, n int) []*Result {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if got := rs.list(); len(got) >= n {
+			return got
+		}
+	}
+	t.Fatalf("%d results emitted, want %d", len(rs.list()), n)
+	return nil
 }
 
 type echoArgs struct {

@@ -16,6 +16,7 @@
 package fs
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"time"
@@ -204,13 +205,42 @@ type Observation struct {
 	Target  Target  `json:"target"`
 	Version Version `json:"version"`
 	Actor   any     `json:"actor"` // opaque: the tool call record
+
+	ctx context.Context
 }
+
+// WithContext returns o carrying ctx, the context of the call that observed.
+func (o Observation) WithContext(ctx context.Context) Observation {
+	o.ctx = ctx
+	return o
+}
+
+// Context is the context of the call that observed (context.Background()
+// when none was given). The file tools wait for fs/observed listeners no
+// longer than it lasts: one still running when it ends is abandoned (it runs
+// on, unawaited) and logged, and the read, write or edit it observes stands.
+func (o Observation) Context() context.Context { return cmp.Or(o.ctx, context.Background()) }
 
 // IntentRequest asks the single decision slot how a mutation may proceed.
 type IntentRequest struct {
 	Target Target `json:"target"`
 	Actor  any    `json:"actor"`
+
+	ctx context.Context
 }
+
+// WithContext returns r carrying ctx, the context of the call that mutates.
+func (r IntentRequest) WithContext(ctx context.Context) IntentRequest {
+	r.ctx = ctx
+	return r
+}
+
+// Context is the context of the call that mutates (context.Background()
+// when none was given). The file tools wait for the decision no longer than
+// it lasts: when it ends first the mutation is refused, never attempted, as
+// a cancelled one is ("write aborted", "edit aborted"), and a decision made
+// later is dropped.
+func (r IntentRequest) Context() context.Context { return cmp.Or(r.ctx, context.Background()) }
 
 var (
 	// ObservedEvent fires after a successful read, write or edit (emit).

@@ -132,6 +132,7 @@ type options struct {
 	direct     bool // provide the local provider itself, without counting (benchmarks)
 	sequential bool // like direct, without LineScanner (benchmarks)
 	config     any
+	logs       *runtimetest.Logs // records what the runtime and the plugins log
 }
 
 func setup(t testing.TB, o options) *env {
@@ -140,7 +141,11 @@ func setup(t testing.TB, o options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := runtimetest.New(t)
+	var ropts []runtime.Option
+	if o.logs != nil {
+		ropts = append(ropts, runtime.WithLogger(slog.New(o.logs)))
+	}
+	root := runtimetest.New(t, ropts...)
 	local := fslocal.NewUnconfined(dir)
 	e := &env{dir: dir, root: root, fsys: &counting{FileSystem: local, seeker: local}}
 	var provided fs.FileSystem = e.fsys

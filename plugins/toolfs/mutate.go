@@ -2,9 +2,11 @@ package toolfs
 
 import (
 	"context"
+	"errors"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/registry"
+	"github.com/gordis-run/gordis/runtime"
 )
 
 // WriteResult is the canonical value of a write call. Before is nil on
@@ -49,6 +51,22 @@ func renderEdit(r *EditResult) string {
 	return "The file " + r.Path + " has been updated successfully."
 }
 
+// decide asks the single decision slot of event (write or edit intent) for
+// the guard of call's mutation of target; nil, the fallback, is no guard. It
+// waits no longer than ctx lasts: a slot that has not decided by then
+// refuses the mutation, which is never attempted, with the error of a
+// cancelled one ("<verb> aborted").
+func decide[I any](ctx context.Context, t *toolset, call *registry.Call, target fs.Target, event runtime.Waterfall[fs.IntentRequest, *I], verb string) (*I, error) {
+	req := fs.IntentRequest{Target: target, Actor: call}.WithContext(ctx)
+	guard, err := registry.Await(ctx, t.rt.Logger(), event.Name(), call, func() (*I, error) {
+		return event.Run(t.rt, req, nil)
+	})
+	if errors.Is(err, registry.ErrAbandoned) {
+		return nil, fs.Aborted(verb, context.Cause(ctx))
+	}
+	return guard, err
+}
+
 // write asks the single decision slot for a guard (none without a policy),
 // writes, and records the post-write version. The tool itself never stats.
 func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs) (*WriteResult, error) {
@@ -59,8 +77,7 @@ func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs
 	if err != nil {
 		return nil, err
 	}
-	intent, err := fs.WriteIntentEvent.Run(t.rt, fs.IntentRequest{Target: target, Actor: call},
-		func() (*fs.WriteIntent, error) { return nil, nil })
+	intent, err := decide(ctx, t, call, target, fs.WriteIntentEvent, "write")
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +85,7 @@ func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs
 	if err != nil {
 		return nil, err
 	}
-	if err := t.observed(call, target, out.Version); err != nil {
+	if err := t.observed(ctx, call, target, out.Version); err != nil {
 		return nil, err
 	}
 	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After, Omitted: out.Omitted}, nil
@@ -83,8 +100,7 @@ func (t *toolset) edit(ctx context.Context, call *registry.Call, args editArgs) 
 	if err != nil {
 		return nil, err
 	}
-	intent, err := fs.EditIntentEvent.Run(t.rt, fs.IntentRequest{Target: target, Actor: call},
-		func() (*fs.EditIntent, error) { return nil, nil })
+	intent, err := decide(ctx, t, call, target, fs.EditIntentEvent, "edit")
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +108,7 @@ func (t *toolset) edit(ctx context.Context, call *registry.Call, args editArgs) 
 	if err != nil {
 		return nil, err
 	}
-	if err := t.observed(call, target, out.Version); err != nil {
+	if err := t.observed(ctx, call, target, out.Version); err != nil {
 		return nil, err
 	}
 	return &EditResult{Path: target.Path, Before: out.Before, After: out.After, Omitted: out.Omitted, replaceAll: args.ReplaceAll}, nil

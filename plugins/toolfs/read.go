@@ -39,7 +39,7 @@ func (t *toolset) read(ctx context.Context, call *registry.Call, args readArgs) 
 	if err != nil {
 		return nil, err
 	}
-	if err := t.observed(call, target, info.Version); err != nil {
+	if err := t.observed(ctx, call, target, info.Version); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -2,6 +2,7 @@ package toolfs
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 
@@ -41,9 +42,20 @@ func (t *toolset) resolve(ctx context.Context, call *registry.Call, path string)
 
 // observed announces that call saw target at v, after a successful read,
 // write or edit. Listeners are recorders; an error one returns becomes the
-// call's error even though the operation already happened.
-func (t *toolset) observed(call *registry.Call, target fs.Target, v fs.Version) error {
-	return fs.ObservedEvent.Emit(t.rt, fs.Observation{Target: target, Version: v, Actor: call})
+// call's error even though the operation already happened. They are
+// awaited no longer than ctx lasts: one still running then is abandoned
+// (registry.Await logs it) and the operation's outcome stands, for the
+// registry to report as it reports any body that outlives its context
+//
+func (t *toolset) observed(ctx context.Context, call *registry.Call, target fs.Target, v fs.Version) error {
+	o := fs.Observation{Target: target, Version: v, Actor: call}.WithContext(ctx)
+	_, err := registry.Await(ctx, t.rt.Logger(), fs.ObservedEvent.Name(), call, func() (struct{}, error) {
+		return struct{}{}, fs.ObservedEvent.Emit(t.rt, o)
+	})
+	if errors.Is(err, registry.ErrAbandoned) {
+		return nil
+	}
+	return err
 }
 
 // SessionCwd is the directory the file tools resolve path against for call:
