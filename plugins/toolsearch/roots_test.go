@@ -1,7 +1,10 @@
 package toolsearch_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -86,6 +89,29 @@ func TestRoots(t *testing.T) {
 				t.Errorf("S-022 path %v: root %q, want %q (%s)", c.path, v.Root, c.want, r.Text)
 			}
 		}
+	})
+}
+
+// S-024: a root the system cannot reach for another reason than a missing
+// name fails as rg fails to open it, with the OS's words, not as a
+// provider error. (A loop sits in a workspace of its own: the generic walk
+// cannot list a directory holding one, since ListDir fails as a whole.)
+func TestUnreachableRoot(t *testing.T) {
+	both(t, func(t *testing.T, p provider) {
+		e := setup(t, options{provider: p})
+		e.symlink(t, "loop2", "loop1")
+		e.symlink(t, "loop1", "loop2")
+		loop := fmt.Sprintf("Too many levels of symbolic links (os error %d)", int(syscall.ELOOP))
+		long := strings.Repeat("n", 300)
+		check(t, e, p, []row{
+			{name: "glob symlink loop", tool: "glob", args: args{"pattern": "*", "path": "loop1"},
+				want: "Error: glob search failed (exit 2): rg: loop1: IO error for operation on loop1: " + loop, code: toolsearch.CodeFailed},
+			{name: "grep symlink loop", tool: "grep", args: args{"pattern": "x", "path": "loop1"},
+				want: "Error: grep search failed (exit 2): rg: loop1: IO error for operation on loop1: " + loop, code: toolsearch.CodeFailed},
+			{name: "grep name too long", tool: "grep", args: args{"pattern": "x", "path": long},
+				want: "Error: grep search failed (exit 2): rg: " + long + ": IO error for operation on " + long + ": " +
+					fmt.Sprintf("File name too long (os error %d)", int(syscall.ENAMETOOLONG)), code: toolsearch.CodeFailed},
+		})
 	})
 }
 

@@ -2,8 +2,11 @@ package toolsearch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -57,17 +60,31 @@ func (t *toolset) resolve(ctx context.Context, call *registry.Call, tool, path s
 	return s, nil
 }
 
-// resolveError maps a failed resolve: cancellation as aborted, a parent
-// that is not a directory as rg's failure to open the root, anything else
-// (a refused root above all) as the provider words it.
+// resolveError maps a failed resolve: cancellation as aborted, a refused
+// root as the provider words it (S-020), and a root the system cannot
+// reach (a parent that is not a directory, a symlink loop, a name too
+// long) as rg's failure to open it (S-024).
 func (s *scope) resolveError(ctx context.Context, tool string, err error) error {
+	var errno syscall.Errno
 	switch {
 	case ctx.Err() != nil:
 		return aborted(tool, ctx.Err())
 	case fs.CodeOf(err) == fs.CodeNotFound:
 		return s.missing(tool, err, "Not a directory (os error 20)")
+	case fs.CodeOf(err) != fs.CodeSandboxDenied && errors.As(err, &errno):
+		return s.missing(tool, err, osErrorText(errno))
 	}
 	return err
+}
+
+// osErrorText words errno as Rust's io::Error does: the C library's
+// message (Go's, capitalised) and the number.
+func osErrorText(errno syscall.Errno) string {
+	msg := errno.Error()
+	if msg != "" {
+		msg = strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	return fmt.Sprintf("%s (os error %d)", msg, int(errno))
 }
 
 // missing is rg's failure for a root it cannot open, naming the root as
