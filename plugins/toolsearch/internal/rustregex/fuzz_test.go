@@ -3,6 +3,7 @@ package rustregex
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -18,6 +19,8 @@ func FuzzCompile(f *testing.F) {
 		{`^$`, "\n\nx\n"},
 		{`(a`, ""},
 		{`\n`, ""},
+		{`[A-Z]{3}\d`, "ABC\nxAB1 ABC9\n"},
+		{`\s+$|\d`, "a \n\xff٣\n"},
 	} {
 		f.Add(seed.pattern, []byte(seed.text))
 	}
@@ -30,24 +33,14 @@ func FuzzCompile(f *testing.F) {
 			}
 			return
 		}
-		wantStart, wantEnd := -1, -1
-		body := bytes.TrimSuffix(text, []byte("\n"))
-		if len(text) > 0 {
-			off := 0
-			for _, line := range bytes.Split(body, []byte("\n")) {
-				if m.Match(line) {
-					wantStart, wantEnd = off, off+len(line)
-					break
-				}
-				off += len(line) + 1
+		got, want := foundLines(m, text), matchedLines(m, text)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Compile(%q) on %q: FindLine finds lines %v, the regexp line by line %v", pattern, text, got, want)
+		}
+		for _, l := range want {
+			if line := text[l[0]:l[1]]; !m.Match(line) || bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("Compile(%q): Match(%q) disagrees with the regexp", pattern, line)
 			}
-		}
-		s, e := m.FindLine(text)
-		if s != wantStart || e != wantEnd {
-			t.Fatalf("Compile(%q).FindLine(%q) = %d, %d; Match line by line gives %d, %d", pattern, text, s, e, wantStart, wantEnd)
-		}
-		if s >= 0 && bytes.IndexByte(text[s:e], '\n') >= 0 {
-			t.Fatalf("Compile(%q).FindLine(%q) reports a line holding a newline", pattern, text)
 		}
 	})
 }

@@ -21,10 +21,18 @@ type Matcher struct {
 	fold  bool // lit is lower-case ASCII compared without case
 	exact bool
 
-	// chunk is how many bytes of lines the regexp is given at a time
-	// without a literal: Go runs its fast backtracker only on inputs of
-	// at most 256 Kib / the program's length, and its NFA on longer ones
-	// is several times slower than both.
+	// Without a literal, bytes one of which every match holds: the bytes
+	// that can begin the match, or an element every match goes through.
+	// Lines without one are never given to the regexp. fromHit means they
+	// begin the match and nothing in the pattern looks behind the match's
+	// start, so the regexp can start at the line's first such byte.
+	hits    *byteSet
+	fromHit bool
+
+	// chunk is how many bytes of lines the regexp is given at most at a
+	// time otherwise: Go runs its fast backtracker only on inputs of at
+	// most 256 Kib / the program's length, and its NFA on longer ones is
+	// several times slower than both.
 	chunk int
 }
 
@@ -60,6 +68,9 @@ func Compile(pattern string) (*Matcher, error) {
 	m := &Matcher{re: re, chunk: maxChunk}
 	if goTree, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		m.chooseLiteral(goTree)
+		if m.lit == nil {
+			m.chooseBytes(goTree)
+		}
 		if prog, err := syntax.Compile(goTree.Simplify()); err == nil {
 			m.chunk = max(minChunk, min(maxChunk, 256*1024/len(prog.Inst)-1))
 		}
@@ -110,14 +121,24 @@ func (m *Matcher) FindLine(text []byte) (start, end int) {
 	if text[len(text)-1] == '\n' {
 		text = text[:len(text)-1] // no line starts after the last terminator
 	}
-	if m.lit != nil {
+	switch {
+	case m.lit != nil:
 		return m.scan(text)
+	case m.hits != nil:
+		return m.skim(text)
 	}
-	for off := 0; off <= len(text); { // <=: text may end with an empty line
+	return m.chunks(text, 0)
+}
+
+// chunks runs the regexp over text[off:] a run of lines at a time. The
+// runs start small and double up to m.chunk, so that a match near off
+// costs little and a long search few calls.
+func (m *Matcher) chunks(text []byte, off int) (int, int) {
+	for size := minChunk; off <= len(text); size = min(2*size, m.chunk) { // <=: text may end with an empty line
 		end := len(text)
-		if off+m.chunk < len(text) {
-			if i := bytes.IndexByte(text[off+m.chunk:], '\n'); i >= 0 {
-				end = off + m.chunk + i
+		if off+size < len(text) {
+			if i := bytes.IndexByte(text[off+size:], '\n'); i >= 0 {
+				end = off + size + i
 			}
 		}
 		if m.re.Match(text[off:end]) {
@@ -126,6 +147,45 @@ func (m *Matcher) FindLine(text []byte) (start, end int) {
 		off = end + 1
 	}
 	return -1, -1
+}
+
+// skim gives the regexp only the lines that hold a byte of m.hits, one
+// line at a time. Even where most lines hold one, this beats running the
+// regexp over chunks: a call costs little next to Go's backtracker trying
+// every position, and it starts at the first candidate.
+func (m *Matcher) skim(text []byte) (int, int) {
+	for pos := 0; pos < len(text); { // the pattern cannot match an empty line
+		i := m.nextHit(text, pos)
+		if i < 0 {
+			return -1, -1
+		}
+		start := bytes.LastIndexByte(text[:i], '\n') + 1
+		end := bytes.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += i
+		}
+		from := start
+		if m.fromHit {
+			from = i
+		}
+		if m.re.Match(text[from:end]) {
+			return start, end
+		}
+		pos = end + 1
+	}
+	return -1, -1
+}
+
+// nextHit is the offset of the first byte of m.hits in text[pos:], or -1.
+func (m *Matcher) nextHit(text []byte, pos int) int {
+	for i, c := range text[pos:] {
+		if m.hits[c] {
+			return pos + i
+		}
+	}
+	return -1
 }
 
 // bisect finds the first line in text[lo:hi], which holds a match and
@@ -279,6 +339,46 @@ func (m *Matcher) chooseLiteral(tree *syntax.Regexp) {
 		m.lit, m.fold = []byte(strings.ToLower(string(bestFold))), true
 		m.exact = whole && len(bestFold) == len(tree.Rune)
 	}
+}
+
+// chooseBytes picks, from the bytes that can begin a match and those that
+// can begin each element of the pattern's top sequence that cannot be
+// empty, the set least often met in text.
+func (m *Matcher) chooseBytes(tree *syntax.Regexp) {
+	var best byteSet
+	found := false
+	if set, empty := leads(tree); !empty {
+		best, found, m.fromHit = set, true, !looksBehind(tree)
+	}
+	for tree.Op == syntax.OpCapture {
+		tree = tree.Sub[0]
+	}
+	if tree.Op == syntax.OpConcat {
+		for _, sub := range tree.Sub {
+			if set, empty := leads(sub); !empty && (!found || set.cost() < best.cost()) {
+				best, found, m.fromHit = set, true, false
+			}
+		}
+	}
+	best['\n'] = false // the regexp never matches it
+	if found {
+		m.hits = &best
+	}
+}
+
+// looksBehind reports whether re holds an assertion that reads the text
+// before the position it is tested at.
+func looksBehind(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if looksBehind(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // required calls f with each literal that every match of re contains.

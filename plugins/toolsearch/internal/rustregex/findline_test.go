@@ -1,0 +1,163 @@
+package rustregex
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"regexp/syntax"
+	"slices"
+	"testing"
+)
+
+// matchedLines is the oracle for FindLine: the [start,end) bounds of each
+// line of text the translated regexp matches, tried one line at a time.
+func matchedLines(m *Matcher, text []byte) [][2]int {
+	var out [][2]int
+	if len(text) == 0 {
+		return out
+	}
+	off := 0
+	for _, line := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+		if m.re.Match(line) {
+			out = append(out, [2]int{off, off + len(line)})
+		}
+		off += len(line) + 1
+	}
+	return out
+}
+
+// foundLines calls FindLine as grep does, from after each line it reports.
+func foundLines(m *Matcher, text []byte) [][2]int {
+	var out [][2]int
+	for off := 0; off < len(text); {
+		s, e := m.FindLine(text[off:])
+		if s < 0 {
+			break
+		}
+		out = append(out, [2]int{off + s, off + e})
+		off += e + 1
+	}
+	return out
+}
+
+// diffPatterns exercise every way FindLine searches: a literal, bytes
+// that begin a match (from the line's first one, or the whole line when
+// an assertion looks behind), bytes of an inner element, and chunks.
+var diffPatterns = []string{
+	`\d`, `[0-9]`, `[A-Z]{3}\d`, `\w+`, `[0-9]{4}-[0-9]{2}`, `\s\S`, `\D\d`,
+	`\p{Greek}`, `[^a-z]`, `.`, `.{3}`, `\W`, `(?i)k\d`, `(?i)[ſs]\d`, `\x{FFFD}`,
+	`[é-ü]x?`, `λ|\d`, `x*\d`, `(?:ab|\d)+c?`, `\d?[αβ]`, `[\x{10000}-\x{10FFFF}]`,
+	`[\x{D7FF}-\x{E001}]`, `[^\x00-\x7F]`, `\bk\d`, `\d\b`, `\B\d`, `^\d`, `\d$`,
+	`^[A-Z]`, `\<\w`, `\w\>`, `(?:^|x)\d`, `\s+$`, `^$`, `$`, `\b`, `\d*`, `x?`,
+	`\b\w+\b`, `a\d|b\s`, `(?m:^)\w{2}\d`, `[[:upper:]][[:digit:]]`,
+}
+
+// diffPieces are the fragments random texts are made of: ASCII of each
+// kind, multi-byte letters and digits, fold partners, invalid UTF-8.
+var diffPieces = []string{
+	"a", "b", "c", "k", "x", "s", "A", "K", "Z", "0", "7", "-", "_", " ", "\t",
+	"\n", "\n", "\n", "\r", "é", "ü", "λ", "β", "٣", "\u212a", "ſ", "𝟎", "\U0001F600",
+	"\xff", "\x80", "\xed\xa0\x80", "\xef\xbf\xbd", "ab", "2024-05", "KKK1",
+}
+
+func randomText(r *rand.Rand) []byte {
+	var b []byte
+	for n := r.IntN(40); n > 0; n-- {
+		b = append(b, diffPieces[r.IntN(len(diffPieces))]...)
+	}
+	return b
+}
+
+func TestFindLineAgainstRegexp(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, p := range diffPatterns {
+		m, err := Compile(p)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", p, err)
+		}
+		for range 3000 {
+			text := randomText(r)
+			if got, want := foundLines(m, text), matchedLines(m, text); !slices.Equal(got, want) {
+				t.Fatalf("Compile(%q) on %q: FindLine finds lines %v, the regexp line by line %v", p, text, got, want)
+			}
+		}
+	}
+}
+
+// TestFindLineSkims checks that the patterns without a literal that the
+// benchmarks measure take the path that skips lines.
+func TestFindLineSkims(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		fromHit bool
+	}{
+		{`\d`, true},
+		{`[0-9]`, true},
+		{`[A-Z]{3}\d`, false}, // \d is rarer than [A-Z]
+		{`\w+`, true},
+		{`\s+$`, true},
+		{`^[A-Z]`, false},
+		{`\d\b`, true}, // \b at the end consumes the character after the match
+	} {
+		m, err := Compile(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.lit != nil || m.hits == nil || m.fromHit != c.fromHit {
+			t.Errorf("Compile(%q): literal %q, bytes %v, from the first %v; want bytes, from the first %v", c.pattern, m.lit, m.hits != nil, m.fromHit, c.fromHit)
+		}
+	}
+	for _, p := range []string{`^$`, `\d*`, `x?`} {
+		if m, _ := Compile(p); m.hits != nil {
+			t.Errorf("Compile(%q) skims, but it can match the empty string", p)
+		}
+	}
+}
+
+func TestLeads(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		want    string // the bytes, each as a string of one byte
+		empty   bool
+	}{
+		{`[0-9]`, "0123456789", false},
+		{`é|λ`, "\xc3\xce", false},
+		{`(?i)k`, "Kk\xe2", false}, // U+212A KELVIN SIGN
+		{`[\x{D7FF}-\x{E000}]`, "\xed\xee", false},
+		{`x*y?z`, "xyz", false},
+		{`x*y?`, "xy", true},
+		{`^$`, "", true},
+	} {
+		tree := mustParse(t, c.pattern)
+		set, empty := leads(tree)
+		var got []byte
+		for b, in := range set {
+			if in {
+				got = append(got, byte(b))
+			}
+		}
+		if string(got) != sortedBytes(c.want) || empty != c.empty {
+			t.Errorf("leads(%q) = %q, %v, want %q, %v", c.pattern, got, empty, sortedBytes(c.want), c.empty)
+		}
+	}
+	set, _ := leads(mustParse(t, `[^a]`))
+	for b := 0x80; b < 0x100; b++ {
+		if !set[b] {
+			t.Errorf("leads([^a]) lacks %#x, which Go reads as U+FFFD", b)
+		}
+	}
+}
+
+func mustParse(t *testing.T, pattern string) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
+}
+
+func sortedBytes(s string) string {
+	b := []byte(s)
+	slices.Sort(b)
+	return string(b)
+}
