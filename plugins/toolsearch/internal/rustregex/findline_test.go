@@ -106,6 +106,11 @@ func TestFindLineSkims(t *testing.T) {
 			t.Errorf("Compile(%q): literal %q, bytes %v, from the first %v; want bytes, from the first %v", c.pattern, m.lit, m.hits != nil, m.fromHit, c.fromHit)
 		}
 	}
+	for p, want := range map[string]bool{`\d`: true, `\w+`: true, `[0-9]{1,3}`: true, `\d{2}`: false, `[A-Z]{3}\d`: false, `(\w)`: true} {
+		if m, _ := Compile(p); m.sure != want {
+			t.Errorf("Compile(%q): one class %v, want %v", p, m.sure, want)
+		}
+	}
 	for _, p := range []string{`^$`, `\d*`, `x?`} {
 		if m, _ := Compile(p); m.hits != nil {
 			t.Errorf("Compile(%q) skims, but it can match the empty string", p)

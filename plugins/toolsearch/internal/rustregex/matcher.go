@@ -28,6 +28,9 @@ type Matcher struct {
 	// start, so the regexp can start at the line's first such byte.
 	hits    *byteSet
 	fromHit bool
+	// sure means the pattern matches one character of a class (at least
+	// once), so an ASCII byte of hits is a match by itself.
+	sure bool
 
 	// chunk is how many bytes of lines the regexp is given at most at a
 	// time otherwise: Go runs its fast backtracker only on inputs of at
@@ -127,14 +130,14 @@ func (m *Matcher) FindLine(text []byte) (start, end int) {
 	case m.hits != nil:
 		return m.skim(text)
 	}
-	return m.chunks(text, 0)
+	return m.chunks(text)
 }
 
-// chunks runs the regexp over text[off:] a run of lines at a time. The
-// runs start small and double up to m.chunk, so that a match near off
+// chunks runs the regexp over text a run of lines at a time. The runs
+// start small and double up to m.chunk, so that a match near the start
 // costs little and a long search few calls.
-func (m *Matcher) chunks(text []byte, off int) (int, int) {
-	for size := minChunk; off <= len(text); size = min(2*size, m.chunk) { // <=: text may end with an empty line
+func (m *Matcher) chunks(text []byte) (int, int) {
+	for off, size := 0, minChunk; off <= len(text); size = min(2*size, m.chunk) { // <=: text may end with an empty line
 		end := len(text)
 		if off+size < len(text) {
 			if i := bytes.IndexByte(text[off+size:], '\n'); i >= 0 {
@@ -165,6 +168,9 @@ func (m *Matcher) skim(text []byte) (int, int) {
 			end = len(text)
 		} else {
 			end += i
+		}
+		if m.sure && text[i] < utf8.RuneSelf {
+			return start, end
 		}
 		from := start
 		if m.fromHit {
@@ -363,7 +369,22 @@ func (m *Matcher) chooseBytes(tree *syntax.Regexp) {
 	best['\n'] = false // the regexp never matches it
 	if found {
 		m.hits = &best
+		m.sure = oneClass(tree)
 	}
+}
+
+// oneClass reports whether re matches exactly the strings of one or more
+// characters of one class, so that a line matches when it holds one.
+func oneClass(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpCharClass:
+		return true
+	case syntax.OpCapture, syntax.OpPlus:
+		return oneClass(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 1 && oneClass(re.Sub[0])
+	}
+	return false
 }
 
 // looksBehind reports whether re holds an assertion that reads the text
