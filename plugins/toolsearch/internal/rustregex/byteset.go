@@ -6,9 +6,9 @@ import (
 	"unicode/utf8"
 )
 
-// byteSet is a set of byte values, one flag each, so that a scan tests a
-// byte with one load.
-type byteSet [256]bool
+// byteSet is a set of byte values, 1 for a member and 0 otherwise, so that
+// a scan tests a byte with one load and several bytes with one branch.
+type byteSet [256]uint8
 
 // leads is the set of bytes that can begin a match of re in UTF-8 text, and
 // whether re can match the empty string (then a match need not begin with
@@ -66,7 +66,7 @@ func leads(re *syntax.Regexp) (set byteSet, empty bool) {
 
 func (s *byteSet) union(t *byteSet) {
 	for i, in := range t {
-		s[i] = s[i] || in
+		s[i] |= in
 	}
 }
 
@@ -76,14 +76,14 @@ func (s *byteSet) addRune(r rune) { s.addRange(r, r) }
 // the code point.
 func (s *byteSet) addRange(lo, hi rune) {
 	for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
-		s[c] = true
+		s[c] = 1
 	}
 	if hi < utf8.RuneSelf {
 		return
 	}
 	if lo <= utf8.RuneError && utf8.RuneError <= hi {
 		for c := 0x80; c < len(s); c++ {
-			s[c] = true
+			s[c] = 1
 		}
 		return
 	}
@@ -103,7 +103,7 @@ func (s *byteSet) addRange(lo, hi rune) {
 	utf8.EncodeRune(a[:], lo)
 	utf8.EncodeRune(b[:], hi)
 	for c := int(a[0]); c <= int(b[0]); c++ {
-		s[c] = true
+		s[c] = 1
 	}
 }
 
@@ -114,7 +114,7 @@ func (s *byteSet) cost() int {
 	n := 0
 	for c, in := range s {
 		switch {
-		case !in:
+		case in == 0:
 		case c == ' ':
 			n += 200
 		case c == '\t' || 'a' <= c && c <= 'z':

@@ -28,6 +28,7 @@ type Matcher struct {
 	// start, so the regexp can start at the line's first such byte.
 	hits    *byteSet
 	fromHit bool
+	one     int // the only byte of hits, searched for with IndexByte; or -1
 	// sure means the pattern matches one character of a class (at least
 	// once), so an ASCII byte of hits is a match by itself.
 	sure bool
@@ -185,9 +186,25 @@ func (m *Matcher) skim(text []byte) (int, int) {
 }
 
 // nextHit is the offset of the first byte of m.hits in text[pos:], or -1.
+// It tests eight bytes per branch; that is about half again as fast as one
+// (bytes.IndexAny, with its own table, is slower than either).
 func (m *Matcher) nextHit(text []byte, pos int) int {
-	for i, c := range text[pos:] {
-		if m.hits[c] {
+	s := text[pos:]
+	if m.one >= 0 {
+		if i := bytes.IndexByte(s, byte(m.one)); i >= 0 {
+			return pos + i
+		}
+		return -1
+	}
+	t := m.hits
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if t[s[i]]|t[s[i+1]]|t[s[i+2]]|t[s[i+3]]|t[s[i+4]]|t[s[i+5]]|t[s[i+6]]|t[s[i+7]] != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if t[s[i]] != 0 {
 			return pos + i
 		}
 	}
@@ -366,10 +383,14 @@ func (m *Matcher) chooseBytes(tree *syntax.Regexp) {
 			}
 		}
 	}
-	best['\n'] = false // the regexp never matches it
+	best['\n'] = 0 // the regexp never matches it
 	if found {
 		m.hits = &best
 		m.sure = oneClass(tree)
+		m.one = -1
+		if n := bytes.Count(best[:], []byte{1}); n == 1 {
+			m.one = bytes.IndexByte(best[:], 1)
+		}
 	}
 }
 
