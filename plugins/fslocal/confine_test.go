@@ -308,31 +308,6 @@ func TestOpenRefusesBadRoots(t *testing.T) {
 	}
 }
 
-// A name that os.Root refuses for leaving it is told apart from other
-// failures, so the operations that go through os.Root report it as a
-// refusal.
-func TestRootEscapeIsRecognised(t *testing.T) {
-	dir := t.TempDir()
-	r, err := openRoot(dir, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.close()
-	if err := os.Symlink("..", filepath.Join(dir, "up")); err != nil {
-		t.Fatal(err)
-	}
-	// "up" and "up/" are the last component: MkdirAll reports their
-	// escape wrapped twice.
-	for _, name := range []string{"../x", "up/x", "up", "up/"} {
-		if err := r.mkdirAll(name); !errors.As(err, new(*refusal)) {
-			t.Errorf("mkdirAll(%q) = %v, want a refusal", name, err)
-		}
-	}
-	if _, err := r.dir.Stat("missing"); r.isEscape(err) {
-		t.Errorf("a missing name is taken for an escape: %v", err)
-	}
-}
-
 // A closed provider refuses to work: its root handles are gone, and no
 // call may run on a descriptor number reused since.
 func TestClosedProvider(t *testing.T) {

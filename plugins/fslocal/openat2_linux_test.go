@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/internal/confine"
 )
 
 // BenchmarkConfinedOpen compares the ways to stat and open a file 3 levels
@@ -34,7 +36,7 @@ func BenchmarkConfinedOpen(b *testing.B) {
 			if _, err := root.Stat(rel); err != nil {
 				b.Fatal(err)
 			}
-			f, err := root.OpenFile(rel, openReadFlags, 0)
+			f, err := root.OpenFile(rel, confine.ReadFlags, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -70,7 +72,7 @@ func BenchmarkConfinedOpen(b *testing.B) {
 			if err := syscall.Stat(abs, &st); err != nil {
 				b.Fatal(err)
 			}
-			f, err := os.OpenFile(abs, openReadFlags, 0)
+			f, err := os.OpenFile(abs, confine.ReadFlags, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fslocal
+package confine
 
 import (
 	"os"
@@ -24,13 +24,13 @@ type fdWalker struct {
 // openWalker opens the root's descriptor through its os.Root, not by its
 // name again: both are then one directory, even when the name was swapped
 // for another directory while the root was opening.
-func openWalker(r *root) (walker, error) {
+func openWalker(r *Root) (walker, error) {
 	top, err := r.dir.Open(".")
 	if err != nil {
 		return nil, err
 	}
 	defer top.Close()
-	fd, err := retry(func() (int, error) { return unix.Openat(int(top.Fd()), ".", dirOpenFlags, 0) })
+	fd, err := Retry(func() (int, error) { return unix.Openat(int(top.Fd()), ".", dirOpenFlags, 0) })
 	if err != nil {
 		return nil, &os.PathError{Op: "openat", Path: r.path, Err: err}
 	}
@@ -112,7 +112,7 @@ func (c fdCursor) close() {
 
 func (c fdCursor) kind(name string) (kind, error) {
 	var st unix.Stat_t
-	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(c.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if _, err := Retry(func() (int, error) { return 0, unix.Fstatat(c.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return kindOther, &os.PathError{Op: "lstat", Path: name, Err: err}
 	}
 	switch st.Mode & unix.S_IFMT {
@@ -127,7 +127,7 @@ func (c fdCursor) kind(name string) (kind, error) {
 func (c fdCursor) readlink(name string) (string, error) {
 	for size := 256; ; size *= 2 {
 		buf := make([]byte, size)
-		n, err := retry(func() (int, error) { return unix.Readlinkat(c.fd, name, buf) })
+		n, err := Retry(func() (int, error) { return unix.Readlinkat(c.fd, name, buf) })
 		if err != nil {
 			return "", &os.PathError{Op: "readlink", Path: name, Err: err}
 		}
@@ -139,15 +139,15 @@ func (c fdCursor) readlink(name string) (string, error) {
 
 // enter opens the child directory name; a symlink there is refused.
 func (c fdCursor) enter(name string) (cursor, error) {
-	fd, err := retry(func() (int, error) { return unix.Openat(c.fd, name, dirOpenFlags|unix.O_NOFOLLOW, 0) })
+	fd, err := Retry(func() (int, error) { return unix.Openat(c.fd, name, dirOpenFlags|unix.O_NOFOLLOW, 0) })
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
 	return fdCursor{fd: fd}, nil
 }
 
-// retry repeats a system call interrupted by a signal, as package os does.
-func retry(call func() (int, error)) (int, error) {
+// Retry repeats a system call interrupted by a signal, as package os does.
+func Retry(call func() (int, error)) (int, error) {
 	for {
 		n, err := call()
 		if err != unix.EINTR {

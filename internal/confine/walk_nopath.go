@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package fslocal
+package confine
 
 import "golang.org/x/sys/unix"
 

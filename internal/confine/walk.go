@@ -1,10 +1,8 @@
-package fslocal
+package confine
 
 import (
 	"os"
 	"path/filepath"
-
-	"github.com/gordis-run/gordis/plugins/fs"
 )
 
 // walker starts the walks of resolution below one root.
@@ -27,22 +25,22 @@ type cursor interface {
 
 // pathWalker walks by the name of each step from the top: through the
 // root's os.Root, which refuses every name that leaves it, or by absolute
-// names on the host root. A step costs a lookup of its whole name, which
+// names on an unconfined root. A step costs a lookup of its whole name, which
 // the platform's path length bounds.
-type pathWalker struct{ r *root }
+type pathWalker struct{ r *Root }
 
 func (w pathWalker) close() error { return nil }
 
-func (w pathWalker) top() cursor { return pathCursor{r: w.r, dir: w.r.file("")} }
+func (w pathWalker) top() cursor { return pathCursor{r: w.r, dir: w.r.File("")} }
 
 func (w pathWalker) reopen(names []string) (cursor, error) {
-	return pathCursor{r: w.r, dir: w.r.file(filepath.Join(names...))}, nil
+	return pathCursor{r: w.r, dir: w.r.File(filepath.Join(names...))}, nil
 }
 
 // pathCursor is a directory by its name for the root's operations ("" for
 // the top of a confined root).
 type pathCursor struct {
-	r   *root
+	r   *Root
 	dir string
 }
 
@@ -52,18 +50,18 @@ func (c pathCursor) name(child string) string {
 	if c.dir == "" {
 		return child
 	}
-	return joinKey(c.dir, child)
+	return Join(c.dir, child)
 }
 
 func (c pathCursor) kind(name string) (kind, error) {
-	var st fileStat
-	if err := c.r.lstat(c.name(name), &st); err != nil {
+	var st Stat
+	if err := c.r.Lstat(c.name(name), &st); err != nil {
 		return kindOther, err
 	}
 	switch {
-	case isSymlink(&st):
+	case IsSymlink(&st):
 		return kindLink, nil
-	case typeOf(&st) == fs.TypeDirectory:
+	case IsDir(&st):
 		return kindDir, nil
 	}
 	return kindOther, nil
@@ -78,26 +76,4 @@ func (c pathCursor) readlink(name string) (string, error) {
 
 func (c pathCursor) enter(name string) (cursor, error) {
 	return pathCursor{r: c.r, dir: c.name(name)}, nil
-}
-
-// slashRoot is the host root of the paths without a volume name.
-var slashRoot = hostRoot(string(filepath.Separator))
-
-// hostRoot is the unconfined provider's root at top, a volume's top
-// directory: it reaches the filesystem by absolute names, as the process
-// may.
-func hostRoot(top string) *root {
-	r := &root{name: top, path: top}
-	r.walk = pathWalker{r}
-	return r
-}
-
-// hostRootOf returns the host root of the absolute path and the path's
-// name below it.
-func hostRootOf(path string) (*root, string) {
-	vol := filepath.VolumeName(path)
-	if vol == "" {
-		return slashRoot, path
-	}
-	return hostRoot(vol + string(filepath.Separator)), path[len(vol):]
 }
