@@ -11,7 +11,7 @@ import (
 )
 
 // On Linux the hot calls, stat and open, resolve their name in one
-// openat2(RESOLVE_BENEATH) instead of os.Root's walk of one openat per
+// openat2(RESOLVE_BENEATH) instead of os.Root's resolution, one openat per
 // component: the kernel refuses any step out of the directory (EXDEV),
 // through a symlink, "..", or a directory swapped for a symlink. It took
 // about a quarter of os.Root's time for a stat and an open 3 levels deep,
@@ -66,7 +66,7 @@ func (r *Root) openat2(name string, flag int, perm os.FileMode, resolve uint64) 
 		return -1, errNoOpenat2
 	}
 	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: resolve}
-	w := r.walk.(*fdWalker) // a confined root's
+	w := r.res.(*fdResolver) // a confined root's
 	dir, ok := w.acquire()
 	if !ok {
 		return -1, &os.PathError{Op: "openat2", Path: name, Err: os.ErrClosed}

@@ -1,5 +1,5 @@
 // Package confine keeps file operations inside a directory tree, as
-// [os.Root] does, for the local provider and its walks: a [Root] resolves
+// [os.Root] does, for the local provider: a [Root] resolves
 // every name relative to a handle on its directory, so no symlink, "..",
 // or directory swapped for a symlink can lead an operation out of the
 // tree. Beside os.Root's methods it resolves a name to its real path
@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 )
@@ -26,7 +25,7 @@ type Root struct {
 	name string   // the directory as opened, absolute and clean
 	path string   // its real path: every key under the root starts with it
 	dir  *os.Root // nil when unconfined
-	walk walker   // the platform's handle for resolution
+	res  resolver // the platform's handle for resolution
 	// escape is the cause dir reports for a name that leaves it, however
 	// deep in *os.PathError wrappers (MkdirAll wraps one in another).
 	// Package os does not export it; OpenRoot provokes it with a name that
@@ -48,7 +47,7 @@ func OpenRoot(name string) (*Root, error) {
 		return nil, err
 	}
 	r := &Root{name: name, path: real, dir: dir}
-	if r.walk, err = openWalker(r); err != nil {
+	if r.res, err = openResolver(r); err != nil {
 		dir.Close()
 		return nil, err
 	}
@@ -64,13 +63,13 @@ func OpenRoot(name string) (*Root, error) {
 // the kernel. The unconfined provider works through it.
 func Unconfined(top string) *Root {
 	r := &Root{name: top, path: top}
-	r.walk = pathWalker{r}
+	r.res = pathResolver{r}
 	return r
 }
 
 // Close releases the root's handles; its methods fail after.
 func (r *Root) Close() error {
-	err := r.walk.close()
+	err := r.res.close()
 	if r.dir != nil {
 		err = errors.Join(r.dir.Close(), err)
 	}
@@ -188,7 +187,7 @@ func (r *Root) statDangling(name string, st *Stat) error {
 	return &os.PathError{Op: "stat", Path: name, Err: syscall.ENOENT}
 }
 
-// statRoot is statBeneath by os.Root: a walk in user space.
+// statRoot is statBeneath by os.Root: a resolution in user space.
 func (r *Root) statRoot(name string, st *Stat) error {
 	fi, err := r.dir.Stat(name)
 	if err != nil {
@@ -261,172 +260,3 @@ func (r *Root) RemoveAll(name string) error {
 	}
 	return r.dir.RemoveAll(name)
 }
-
-// ---- resolution ---------------------------------------------------------------
-
-// maxSymlinks matches Linux's MAXSYMLINKS.
-const maxSymlinks = 40
-
-// ctxEvery is how many path components resolution walks between two looks
-// at its context: often enough to stop a huge path at its deadline, rarely
-// enough to cost nothing on ordinary ones.
-const ctxEvery = 32
-
-// Resolve returns the key of rel (a clean name relative to the root): its
-// real path, every symlink followed inside the root, like realpath(3). When
-// it does not exist, the key is the real path of its nearest existing
-// ancestor joined with the missing rest, so a file's key is the same before
-// and after it is created; a dangling symlink is "missing", its key the link
-// itself. Each component costs one lookup: on a confined root an lstat
-// (and an open when it is a directory) relative to a handle on its parent,
-// so the walk is linear in the path's length; on an unconfined root an
-// lstat by absolute name. A symlink that leads out of the root is
-// ErrEscape (an unconfined root has no outside: ".." stops at its top, as
-// in the kernel).
-func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
-	var (
-		resolved []string // the real components below the root so far
-		rest     = rel    // what is left to walk
-		links    int
-		steps    int
-		// While a symlink met in rel itself is expanded: the state before
-		// it, for the key of a missing file (that of the link, not of its
-		// target), and rel's rest after it.
-		expanding           bool
-		savedResolved       []string
-		savedName, origRest string
-	)
-	cur := r.walk.top()
-	defer func() { cur.close() }()
-	stale := false // cur is not the directory of resolved (".." went up)
-	for {
-		rest = strings.TrimLeft(rest, separators)
-		if rest == "" {
-			break
-		}
-		inLink := expanding && len(rest) > len(origRest)
-		expanding = inLink
-		var name string
-		name, rest = cutName(rest)
-		if steps++; steps%ctxEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-		}
-		switch name {
-		case ".":
-			continue
-		case "..":
-			if len(resolved) > 0 {
-				resolved = resolved[:len(resolved)-1]
-				stale = true
-			} else if r.dir != nil {
-				return "", ErrEscape
-			}
-			continue
-		}
-		if stale {
-			next, err := r.walk.reopen(resolved)
-			if err != nil {
-				return "", err
-			}
-			cur.close()
-			cur, stale = next, false
-		}
-		kind, err := cur.kind(name)
-		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				return "", err
-			}
-			if inLink {
-				return r.keyOf(append(savedResolved, savedName), origRest), nil
-			}
-			return r.keyOf(append(resolved, name), rest), nil
-		}
-		more := strings.TrimLeft(rest, separators) != ""
-		switch kind {
-		case kindLink:
-			if links++; links > maxSymlinks {
-				return "", &os.PathError{Op: "resolve", Path: rel, Err: syscall.ELOOP}
-			}
-			target, err := cur.readlink(name)
-			if err != nil {
-				return "", err
-			}
-			if !inLink {
-				expanding, savedResolved, savedName, origRest = true, slices.Clone(resolved), name, rest
-			}
-			if filepath.IsAbs(target) {
-				inside, ok := r.linkTarget(filepath.Clean(target))
-				if !ok {
-					return "", ErrEscape
-				}
-				resolved, stale, target = resolved[:0], true, inside
-			}
-			rest = target + string(filepath.Separator) + rest
-		case kindDir:
-			resolved = append(resolved, name)
-			if more {
-				next, err := cur.enter(name)
-				if err != nil {
-					return "", err
-				}
-				cur.close()
-				cur = next
-			}
-		default:
-			resolved = append(resolved, name)
-			if more {
-				return "", &os.PathError{Op: "resolve", Path: rel, Err: syscall.ENOTDIR}
-			}
-		}
-	}
-	return r.keyOf(resolved, ""), nil
-}
-
-// separators are the bytes that separate path components: "/" everywhere,
-// and "\" on Windows too.
-const separators = "/" + string(filepath.Separator)
-
-// cutName splits the first component off a path that does not start with
-// a separator.
-func cutName(path string) (name, rest string) {
-	i := strings.IndexAny(path, separators)
-	if i < 0 {
-		return path, ""
-	}
-	return path[:i], path[i+1:]
-}
-
-// keyOf joins the real components and a missing rest into a key; a rest
-// whose ".." climbs above the root is cut at the root.
-func (r *Root) keyOf(names []string, rest string) string {
-	rel := filepath.Join(strings.Join(names, string(filepath.Separator)), rest)
-	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		rel = "."
-	}
-	return r.Key(rel)
-}
-
-// linkTarget maps an absolute symlink target to a name relative to the
-// root, when it stays inside (in either spelling of the root).
-func (r *Root) linkTarget(target string) (string, bool) {
-	if r.dir == nil {
-		return strings.TrimPrefix(target, filepath.VolumeName(target)), true
-	}
-	rel, ok := r.Contains(target)
-	if rel == "." {
-		rel = ""
-	}
-	return rel, ok
-}
-
-// kind is what resolution needs to know of a name: follow it, enter it, or
-// stop at it.
-type kind uint8
-
-const (
-	kindOther kind = iota
-	kindDir
-	kindLink
-)

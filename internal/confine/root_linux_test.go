@@ -12,7 +12,7 @@ import (
 
 // TestOpenRootSwapped opens a root while its directory is exchanged with
 // another one, over and over: the handle that stat and open go through
-// (the walker's) and the os.Root that the other operations go through
+// (the resolver's) and the os.Root that the other operations go through
 // must be one directory, whichever the opening met.
 func TestOpenRootSwapped(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -44,14 +44,14 @@ func TestOpenRootSwapped(t *testing.T) {
 		fi, err := r.dir.Stat(".")
 		var st unix.Stat_t
 		if err == nil {
-			err = unix.Fstat(r.walk.(*fdWalker).fd, &st)
+			err = unix.Fstat(r.res.(*fdResolver).fd, &st)
 		}
 		r.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ino := fi.Sys().(*syscall.Stat_t).Ino; ino != st.Ino {
-			t.Fatalf("the root's os.Root is inode %d, its walker's handle inode %d", ino, st.Ino)
+			t.Fatalf("the root's os.Root is inode %d, its resolver's handle inode %d", ino, st.Ino)
 		}
 	}
 	if opened == 0 {

@@ -19,7 +19,7 @@ import (
 // outside directory (renameat2 RENAME_EXCHANGE, so one of the two is always
 // there) while writes, edits and reads go through d. Whatever the
 // interleaving, nothing outside is created or changed: the names the
-// provider resolved are walked again, relative to the root, by every
+// provider resolved are resolved again, relative to the root, by every
 // operation.
 func TestSwapRace(t *testing.T) {
 	j := newJail(t)

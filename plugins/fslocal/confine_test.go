@@ -236,8 +236,9 @@ func sortedCSV(s string) string {
 	return strings.Join(parts, ",")
 }
 
-// A 40,000-component path is walked once, not once per prefix: it resolves
-// well inside a 200 ms deadline (the quadratic walk took seconds).
+// A 40,000-component path is resolved once, not once per prefix: it
+// resolves well inside a 200 ms deadline (the quadratic resolution took
+// seconds).
 func TestResolveLongPathIsLinear(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -264,9 +265,9 @@ func TestResolveLongPathIsLinear(t *testing.T) {
 	}
 }
 
-// Resolution looks at its context while it walks: cancelled at its second
+// Resolution looks at its context as it goes: cancelled at its second
 // look (after 2*32 components of an existing tree), it stops there.
-func TestResolveAbortsMidWalk(t *testing.T) {
+func TestResolveAbortsMidway(t *testing.T) {
 	j := newJail(t)
 	deep := strings.Repeat("d/", 100)
 	if err := os.MkdirAll(filepath.Join(j.ws, deep), 0o755); err != nil {

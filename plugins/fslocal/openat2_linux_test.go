@@ -12,8 +12,8 @@ import (
 )
 
 // BenchmarkConfinedOpen compares the ways to stat and open a file 3 levels
-// below a directory handle without leaving it: os.Root (a walk in user
-// space, one openat per component), openat2 with RESOLVE_BENEATH (one
+// below a directory handle without leaving it: os.Root (a resolution in
+// user space, one openat per component), openat2 with RESOLVE_BENEATH (one
 // system call, the kernel refuses escapes), and, as the floor, plain stat
 // and open by absolute name (no confinement).
 func BenchmarkConfinedOpen(b *testing.B) {
