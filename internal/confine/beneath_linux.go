@@ -130,31 +130,30 @@ var (
 	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
 )
 
-// OpenNoSymlinks opens name (the root's name for it) with flag without
-// following any symlink: one openat2 beneath the root's handle, refusing
-// symlinks at every step; without openat2, its directory through os.Root
-// and the file relative to that (O_NOFOLLOW); by its absolute name on an
-// unconfined root (O_NOFOLLOW: a final symlink only).
+// OpenNoSymlinks opens name with flag without following any symlink: one
+// openat2 beneath the root's handle, refusing symlinks at every step;
+// without openat2, its directory through os.Root and the file relative to
+// that (O_NOFOLLOW).
 func (r *Root) OpenNoSymlinks(name string, flag int) (*os.File, error) {
 	flag |= unix.O_NOFOLLOW | unix.O_CLOEXEC
-	var (
-		fd  int
-		err error
-	)
-	switch {
-	case r.dir == nil:
-		fd, err = Retry(func() (int, error) { return unix.Open(name, flag, 0) })
-		err = WrapErrno("open", name, err)
-	default:
-		fd, err = r.openat2(name, flag, 0, beneath|unix.RESOLVE_NO_SYMLINKS)
-		if err == errNoOpenat2 {
-			fd, err = r.openInDir(name, flag)
-		}
+	fd, err := r.openat2(name, flag, 0, beneath|unix.RESOLVE_NO_SYMLINKS)
+	if err == errNoOpenat2 {
+		fd, err = r.openInDir(name, flag)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), r.Key(name)), nil
+}
+
+// OpenNoSymlinks opens the absolute name with flag, a final symlink
+// refused (O_NOFOLLOW): a Host has nothing to keep out.
+func (h *Host) OpenNoSymlinks(name string, flag int) (*os.File, error) {
+	fd, err := Retry(func() (int, error) { return unix.Open(name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return nil, WrapErrno("open", name, err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }
 
 // openInDir opens name relative to its directory, which os.Root opens.

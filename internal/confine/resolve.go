@@ -5,10 +5,92 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 )
+
+// tree is where resolution runs: a Root's directory, or the host's
+// filesystem below a volume's top (a Host).
+type tree struct {
+	name     string   // the directory as opened, absolute and clean
+	path     string   // its real path: every key under it starts with it
+	res      resolver // the platform's handle for resolution
+	confined bool     // a Root: nothing may lead out of it
+}
+
+// Name is the directory as opened (a Host's top).
+func (t *tree) Name() string { return t.name }
+
+// Path is the directory's real path, which every key below it starts with.
+func (t *tree) Path() string { return t.path }
+
+// Contains reports whether the absolute clean path is the tree's top or under it,
+// in either spelling (as opened or real), and returns the rest relative
+// to it ("." for the root itself).
+func (t *tree) Contains(path string) (string, bool) {
+	for _, prefix := range [...]string{t.path, t.name} {
+		if foldCase && len(path) >= len(prefix) && strings.EqualFold(path[:len(prefix)], prefix) {
+			path = prefix + path[len(prefix):]
+		}
+		if rel, ok := under(path, prefix); ok {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// Rel returns key relative to the top when key is the root's real path or
+// below it.
+func (t *tree) Rel(key string) (string, bool) { return under(key, t.path) }
+
+// foldCase says the platform's paths name one file whatever their case, so
+// a root is recognised in any spelling.
+const foldCase = runtime.GOOS == "windows"
+
+// under returns path relative to dir when path is dir or below it.
+func under(path, dir string) (string, bool) {
+	if path == dir {
+		return ".", true
+	}
+	if !strings.HasPrefix(path, dir) {
+		return "", false
+	}
+	rest := path[len(dir):]
+	if os.IsPathSeparator(dir[len(dir)-1]) {
+		return rest, rest != ""
+	}
+	if !os.IsPathSeparator(rest[0]) {
+		return "", false
+	}
+	return rest[1:], true
+}
+
+// Key is the identity of the file at rel, a real name below the top.
+func (t *tree) Key(rel string) string {
+	if rel == "." || rel == "" {
+		return t.path
+	}
+	return Join(t.path, rel)
+}
+
+// Join appends one name to a clean absolute directory path.
+func Join(dir, name string) string {
+	if os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// file is the name of rel for the tree's lookups: relative to a Root's
+// handle, absolute on a Host.
+func (t *tree) file(rel string) string {
+	if t.confined {
+		return rel
+	}
+	return t.Key(rel)
+}
 
 // maxSymlinks matches Linux's MAXSYMLINKS.
 const maxSymlinks = 40
@@ -25,11 +107,11 @@ const ctxEvery = 32
 // and after it is created; a dangling symlink is "missing", its key the link
 // itself. Each component costs one lookup: on a confined root an lstat
 // (and an open when it is a directory) relative to a handle on its parent,
-// so resolution is linear in the path's length; on an unconfined root an
-// lstat by absolute name. A symlink that leads out of the root is
-// ErrEscape (an unconfined root has no outside: ".." stops at its top, as
-// in the kernel).
-func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
+// so resolution is linear in the path's length; on a Host an lstat by
+// absolute name. A symlink that leads out of the root is
+// ErrEscape (a Host has no outside: ".." stops at its top, as in the
+// kernel).
+func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 	var (
 		resolved []string // the real components below the root so far
 		rest     = rel    // what is left to resolve
@@ -42,7 +124,7 @@ func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
 		savedResolved       []string
 		savedName, origRest string
 	)
-	cur := r.res.top()
+	cur := t.res.top()
 	defer func() { cur.close() }()
 	stale := false // cur is not the directory of resolved (".." went up)
 	for {
@@ -66,13 +148,13 @@ func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
 			if len(resolved) > 0 {
 				resolved = resolved[:len(resolved)-1]
 				stale = true
-			} else if r.dir != nil {
+			} else if t.confined {
 				return "", ErrEscape
 			}
 			continue
 		}
 		if stale {
-			next, err := r.res.reopen(resolved)
+			next, err := t.res.reopen(resolved)
 			if err != nil {
 				return "", err
 			}
@@ -85,9 +167,9 @@ func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
 				return "", err
 			}
 			if inLink {
-				return r.keyOf(append(savedResolved, savedName), origRest), nil
+				return t.keyOf(append(savedResolved, savedName), origRest), nil
 			}
-			return r.keyOf(append(resolved, name), rest), nil
+			return t.keyOf(append(resolved, name), rest), nil
 		}
 		more := strings.TrimLeft(rest, separators) != ""
 		switch kind {
@@ -103,7 +185,7 @@ func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
 				expanding, savedResolved, savedName, origRest = true, slices.Clone(resolved), name, rest
 			}
 			if filepath.IsAbs(target) {
-				inside, ok := r.linkTarget(filepath.Clean(target))
+				inside, ok := t.linkTarget(filepath.Clean(target))
 				if !ok {
 					return "", ErrEscape
 				}
@@ -127,7 +209,7 @@ func (r *Root) Resolve(ctx context.Context, rel string) (string, error) {
 			}
 		}
 	}
-	return r.keyOf(resolved, ""), nil
+	return t.keyOf(resolved, ""), nil
 }
 
 // separators are the bytes that separate path components: "/" everywhere,
@@ -146,21 +228,21 @@ func cutName(path string) (name, rest string) {
 
 // keyOf joins the real components and a missing rest into a key; a rest
 // whose ".." climbs above the root is cut at the root.
-func (r *Root) keyOf(names []string, rest string) string {
+func (t *tree) keyOf(names []string, rest string) string {
 	rel := filepath.Join(strings.Join(names, string(filepath.Separator)), rest)
 	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		rel = "."
 	}
-	return r.Key(rel)
+	return t.Key(rel)
 }
 
 // linkTarget maps an absolute symlink target to a name relative to the
 // root, when it stays inside (in either spelling of the root).
-func (r *Root) linkTarget(target string) (string, bool) {
-	if r.dir == nil {
+func (t *tree) linkTarget(target string) (string, bool) {
+	if !t.confined {
 		return strings.TrimPrefix(target, filepath.VolumeName(target)), true
 	}
-	rel, ok := r.Contains(target)
+	rel, ok := t.Contains(target)
 	if rel == "." {
 		rel = ""
 	}
@@ -196,25 +278,34 @@ type lookupDir interface {
 	close()
 }
 
-// pathResolver resolves by the name of each step from the top: through the
-// root's os.Root, which refuses every name that leaves it, or by absolute
-// names on an unconfined root. A step costs a lookup of its whole name, which
-// the platform's path length bounds.
-type pathResolver struct{ r *Root }
+// pathResolver resolves by the name of each step from the top: through a
+// Root's os.Root, which refuses every name that leaves it, or by absolute
+// names on a Host. A step costs a lookup of its whole name, which the
+// platform's path length bounds.
+type pathResolver struct {
+	t    *tree
+	look looker
+}
+
+// looker looks names up for a pathResolver.
+type looker interface {
+	lstat(name string, st *Stat) error
+	readlink(name string) (string, error)
+}
 
 func (w pathResolver) close() error { return nil }
 
-func (w pathResolver) top() lookupDir { return pathDir{r: w.r, dir: w.r.File("")} }
+func (w pathResolver) top() lookupDir { return pathDir{w.look, w.t.file("")} }
 
 func (w pathResolver) reopen(names []string) (lookupDir, error) {
-	return pathDir{r: w.r, dir: w.r.File(filepath.Join(names...))}, nil
+	return pathDir{w.look, w.t.file(filepath.Join(names...))}, nil
 }
 
-// pathDir is a directory by its name for the root's operations ("" for
-// the top of a confined root).
+// pathDir is a directory by its name for the lookups ("" for the top of a
+// Root).
 type pathDir struct {
-	r   *Root
-	dir string
+	look looker
+	dir  string
 }
 
 func (c pathDir) close() {}
@@ -228,7 +319,7 @@ func (c pathDir) name(child string) string {
 
 func (c pathDir) kind(name string) (kind, error) {
 	var st Stat
-	if err := c.r.Lstat(c.name(name), &st); err != nil {
+	if err := c.look.lstat(c.name(name), &st); err != nil {
 		return kindOther, err
 	}
 	switch {
@@ -240,13 +331,6 @@ func (c pathDir) kind(name string) (kind, error) {
 	return kindOther, nil
 }
 
-func (c pathDir) readlink(name string) (string, error) {
-	if c.r.dir == nil {
-		return os.Readlink(c.name(name))
-	}
-	return c.r.dir.Readlink(c.name(name))
-}
+func (c pathDir) readlink(name string) (string, error) { return c.look.readlink(c.name(name)) }
 
-func (c pathDir) enter(name string) (lookupDir, error) {
-	return pathDir{r: c.r, dir: c.name(name)}, nil
-}
+func (c pathDir) enter(name string) (lookupDir, error) { return pathDir{c.look, c.name(name)}, nil }

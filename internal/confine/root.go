@@ -3,8 +3,9 @@
 // every name relative to a handle on its directory, so no symlink, "..",
 // or directory swapped for a symlink can lead an operation out of the
 // tree. Beside os.Root's methods it resolves a name to its real path
-// ([Root.Resolve]) and stats into a caller's buffer ([Stat]). On Linux the
-// hot calls resolve in one openat2 (see beneath_linux.go).
+// (Resolve) and stats into a caller's buffer ([Stat]). On Linux the hot
+// calls resolve in one openat2 (see beneath_linux.go). A [Host] has the same
+// methods and confines nothing, for the unconfined provider.
 package confine
 
 import (
@@ -12,20 +13,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"syscall"
 )
 
 // A Root is one directory tree and the handle every operation under it goes
-// through: names are relative to the handle. An unconfined Root (see
-// [Unconfined]) has no handle: it reaches the whole filesystem by absolute
-// names, as the process may.
+// through: names are relative to the handle. [Host] is its unconfined
+// counterpart.
 type Root struct {
-	name string   // the directory as opened, absolute and clean
-	path string   // its real path: every key under the root starts with it
-	dir  *os.Root // nil when unconfined
-	res  resolver // the platform's handle for resolution
+	tree
+	dir *os.Root
 	// escape is the cause dir reports for a name that leaves it, however
 	// deep in *os.PathError wrappers (MkdirAll wraps one in another).
 	// Package os does not export it; OpenRoot provokes it with a name that
@@ -46,7 +42,7 @@ func OpenRoot(name string) (*Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Root{name: name, path: real, dir: dir}
+	r := &Root{tree: tree{name: name, path: real, confined: true}, dir: dir}
 	if r.res, err = openResolver(r); err != nil {
 		dir.Close()
 		return nil, err
@@ -58,29 +54,11 @@ func OpenRoot(name string) (*Root, error) {
 	return r, nil
 }
 
-// Unconfined returns the root at top, a volume's top directory, that
-// confines nothing: its names are absolute, and ".." stops at top, as in
-// the kernel. The unconfined provider works through it.
-func Unconfined(top string) *Root {
-	r := &Root{name: top, path: top}
-	r.res = pathResolver{r}
-	return r
-}
-
 // Close releases the root's handles; its methods fail after.
 func (r *Root) Close() error {
 	err := r.res.close()
-	if r.dir != nil {
-		err = errors.Join(r.dir.Close(), err)
-	}
-	return err
+	return errors.Join(r.dir.Close(), err)
 }
-
-// Name is the directory as opened.
-func (r *Root) Name() string { return r.name }
-
-// Path is the directory's real path, which every key below it starts with.
-func (r *Root) Path() string { return r.path }
 
 // IsEscape reports a name refused because it leaves the root: by a
 // symlink, or a directory replaced by one after the name was resolved.
@@ -88,79 +66,14 @@ func (r *Root) IsEscape(err error) bool {
 	return errors.Is(err, ErrEscape) || r.escape != nil && errors.Is(err, r.escape)
 }
 
-// Contains reports whether the absolute clean path is the root or under it,
-// in either spelling (as opened or real), and returns the rest relative
-// to the root ("." for the root itself).
-func (r *Root) Contains(path string) (string, bool) {
-	for _, prefix := range [...]string{r.path, r.name} {
-		if foldCase && len(path) >= len(prefix) && strings.EqualFold(path[:len(prefix)], prefix) {
-			path = prefix + path[len(prefix):]
-		}
-		if rel, ok := under(path, prefix); ok {
-			return rel, true
-		}
-	}
-	return "", false
-}
-
-// Rel returns key relative to the root when key is the root's real path or
-// below it.
-func (r *Root) Rel(key string) (string, bool) { return under(key, r.path) }
-
-// foldCase says the platform's paths name one file whatever their case, so
-// a root is recognised in any spelling.
-const foldCase = runtime.GOOS == "windows"
-
-// under returns path relative to dir when path is dir or below it.
-func under(path, dir string) (string, bool) {
-	if path == dir {
-		return ".", true
-	}
-	if !strings.HasPrefix(path, dir) {
-		return "", false
-	}
-	rest := path[len(dir):]
-	if os.IsPathSeparator(dir[len(dir)-1]) {
-		return rest, rest != ""
-	}
-	if !os.IsPathSeparator(rest[0]) {
-		return "", false
-	}
-	return rest[1:], true
-}
-
 // File is the name of rel (relative to the root) for the root's methods:
-// rel itself, or the absolute key on an unconfined root.
-func (r *Root) File(rel string) string {
-	if r.dir == nil {
-		return r.Key(rel)
-	}
-	return rel
-}
+// rel itself (a Host's is the absolute key).
+func (r *Root) File(rel string) string { return rel }
 
-// Key is the identity of the file at rel, a real name below the root.
-func (r *Root) Key(rel string) string {
-	if rel == "." || rel == "" {
-		return r.path
-	}
-	return Join(r.path, rel)
-}
-
-// Join appends one name to a clean absolute directory path.
-func Join(dir, name string) string {
-	if os.IsPathSeparator(dir[len(dir)-1]) {
-		return dir + name
-	}
-	return dir + string(filepath.Separator) + name
-}
-
-// ---- operations by name (relative to the handle, absolute when unconfined) --
+// ---- operations by name, relative to the handle --------------------------------
 
 // Stat stats name, following symlinks, into st.
 func (r *Root) Stat(name string, st *Stat) error {
-	if r.dir == nil {
-		return statPath(name, st)
-	}
 	if err := r.statBeneath(name, st); err == nil || !r.IsEscape(err) {
 		return err
 	}
@@ -199,9 +112,6 @@ func (r *Root) statRoot(name string, st *Stat) error {
 
 // Lstat stats name itself, a final symlink not followed, into st.
 func (r *Root) Lstat(name string, st *Stat) error {
-	if r.dir == nil {
-		return lstatPath(name, st)
-	}
 	fi, err := r.dir.Lstat(name)
 	if err != nil {
 		return err
@@ -213,9 +123,6 @@ func (r *Root) Lstat(name string, st *Stat) error {
 // OpenFile opens name as os.OpenFile does; a dangling absolute symlink is
 // missing (see statDangling).
 func (r *Root) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	if r.dir == nil {
-		return os.OpenFile(name, flag, perm)
-	}
 	file, err := r.openBeneath(name, flag, perm)
 	if err != nil && r.IsEscape(err) {
 		var st Stat
@@ -224,39 +131,23 @@ func (r *Root) OpenFile(name string, flag int, perm os.FileMode) (*os.File, erro
 	return file, err
 }
 
-// MkdirAll, Mkdir, Chmod, Rename and RemoveAll are os.Root's, or os's on
-// an unconfined root.
+// MkdirAll, Mkdir, Chmod, Rename and RemoveAll are os.Root's.
 func (r *Root) MkdirAll(name string, perm os.FileMode) error {
-	if r.dir == nil {
-		return os.MkdirAll(name, perm)
-	}
 	return r.dir.MkdirAll(name, perm)
 }
 
 func (r *Root) Mkdir(name string, perm os.FileMode) error {
-	if r.dir == nil {
-		return os.Mkdir(name, perm)
-	}
 	return r.dir.Mkdir(name, perm)
 }
 
 func (r *Root) Chmod(name string, mode os.FileMode) error {
-	if r.dir == nil {
-		return os.Chmod(name, mode)
-	}
 	return r.dir.Chmod(name, mode)
 }
 
 func (r *Root) Rename(oldname, newname string) error {
-	if r.dir == nil {
-		return os.Rename(oldname, newname)
-	}
 	return r.dir.Rename(oldname, newname)
 }
 
 func (r *Root) RemoveAll(name string) error {
-	if r.dir == nil {
-		return os.RemoveAll(name)
-	}
 	return r.dir.RemoveAll(name)
 }

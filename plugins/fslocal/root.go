@@ -1,6 +1,7 @@
 package fslocal
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,16 +11,42 @@ import (
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
-// A root is one directory tree the provider may reach: its confined root,
-// which every operation under it goes through, and the provider's policy
-// for it. The host root (an unconfined confine.Root) is the unconfined
-// provider's: it reaches the whole filesystem by absolute names, as the
-// process may.
+// A root is one directory tree the provider may reach: the space every
+// operation under it goes through, and the provider's policy for it.
 type root struct {
-	dir       *confine.Root
+	dir       space
 	readOnly  bool // list and read only
 	workspace bool // the provider's cwd (messages say "the workspace")
 }
+
+// space is where a root's names are: a directory whose names cannot leave
+// it (a confined provider's roots), or the host's filesystem below a
+// volume's top, by absolute names (the unconfined provider's host roots).
+type space interface {
+	spaceOS
+	Name() string
+	Path() string
+	Contains(path string) (string, bool)
+	Rel(key string) (string, bool)
+	Key(rel string) string
+	File(rel string) string
+	Resolve(ctx context.Context, rel string) (string, error)
+	IsEscape(err error) bool
+	Stat(name string, st *confine.Stat) error
+	Lstat(name string, st *confine.Stat) error
+	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
+	MkdirAll(name string, perm os.FileMode) error
+	Mkdir(name string, perm os.FileMode) error
+	Chmod(name string, mode os.FileMode) error
+	Rename(oldname, newname string) error
+	RemoveAll(name string) error
+	Close() error
+}
+
+var (
+	_ space = (*confine.Root)(nil)
+	_ space = (*confine.Host)(nil)
+)
 
 // openRoot opens the directory at name (absolute and clean) as a root.
 func openRoot(name string, readOnly, workspace bool) (*root, error) {
@@ -111,7 +138,7 @@ var slashRoot = hostRoot(string(filepath.Separator))
 // hostRoot is the unconfined provider's root at top, a volume's top
 // directory: it reaches the filesystem by absolute names, as the process
 // may.
-func hostRoot(top string) *root { return &root{dir: confine.Unconfined(top)} }
+func hostRoot(top string) *root { return &root{dir: confine.NewHost(top)} }
 
 // hostRootOf returns the host root of the absolute path and the path's
 // name below it.
