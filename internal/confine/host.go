@@ -12,16 +12,9 @@ type Host struct{ tree }
 // NewHost returns the Host below top, a volume's top directory.
 func NewHost(top string) *Host {
 	h := &Host{tree{name: top, path: top}}
-	h.res = pathResolver{&h.tree, hostLooker{}}
+	h.res = pathResolver{&h.tree, looker{}}
 	return h
 }
-
-// hostLooker looks names up by absolute name.
-type hostLooker struct{}
-
-func (hostLooker) lstat(name string, st *Stat) error { return lstatPath(name, st) }
-
-func (hostLooker) readlink(name string) (string, error) { return os.Readlink(name) }
 
 // Close does nothing: a Host holds no handle.
 func (h *Host) Close() error { return nil }
@@ -34,9 +27,17 @@ func (h *Host) IsEscape(error) bool { return false }
 
 // Stat, Lstat, OpenFile, MkdirAll, Mkdir, Chmod, Rename and RemoveAll are
 // os's, on absolute names.
-func (h *Host) Stat(name string, st *Stat) error { return statPath(name, st) }
+func (h *Host) Stat(name string) (Stat, error) {
+	var st Stat
+	err := statPath(name, &st)
+	return st, err
+}
 
-func (h *Host) Lstat(name string, st *Stat) error { return lstatPath(name, st) }
+func (h *Host) Lstat(name string) (Stat, error) {
+	var st Stat
+	err := lstatPath(name, &st)
+	return st, err
+}
 
 func (h *Host) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)

@@ -42,15 +42,14 @@ func TestRootRefusesWhatHostFollows(t *testing.T) {
 		if key, err := r.Resolve(ctx, name); !r.IsEscape(err) {
 			t.Errorf("Root.Resolve(%q) = %q, %v; want an escape", name, key, err)
 		}
-		var st Stat
-		if err := r.Stat(name, &st); !r.IsEscape(err) {
+		if _, err := r.Stat(name); !r.IsEscape(err) {
 			t.Errorf("Root.Stat(%q) = %v; want an escape", name, err)
 		}
 		abs := ws + string(filepath.Separator) + name
 		if key, err := h.Resolve(ctx, abs); key != secret || err != nil {
 			t.Errorf("Host.Resolve(%q) = %q, %v; want %q", abs, key, err, secret)
 		}
-		if err := h.Stat(abs, &st); err != nil || !IsRegular(&st) {
+		if st, err := h.Stat(abs); err != nil || !IsRegular(&st) {
 			t.Errorf("Host.Stat(%q) = %v, want the regular file", abs, err)
 		}
 	}

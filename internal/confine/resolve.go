@@ -287,10 +287,28 @@ type pathResolver struct {
 	look looker
 }
 
-// looker looks names up for a pathResolver.
-type looker interface {
-	lstat(name string, st *Stat) error
-	readlink(name string) (string, error)
+// looker looks names up for a pathResolver: through a Root's os.Root, or
+// by absolute name when root is nil (a Host). It is not an interface, so
+// the Stat of every step stays on the stack.
+type looker struct{ root *os.Root }
+
+func (l looker) lstat(name string, st *Stat) error {
+	if l.root == nil {
+		return lstatPath(name, st)
+	}
+	fi, err := l.root.Lstat(name)
+	if err != nil {
+		return err
+	}
+	fillStat(fi, st)
+	return nil
+}
+
+func (l looker) readlink(name string) (string, error) {
+	if l.root == nil {
+		return os.Readlink(name)
+	}
+	return l.root.Readlink(name)
 }
 
 func (w pathResolver) close() error { return nil }

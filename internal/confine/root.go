@@ -72,12 +72,15 @@ func (r *Root) File(rel string) string { return rel }
 
 // ---- operations by name, relative to the handle --------------------------------
 
-// Stat stats name, following symlinks, into st.
-func (r *Root) Stat(name string, st *Stat) error {
-	if err := r.statBeneath(name, st); err == nil || !r.IsEscape(err) {
-		return err
+// Stat stats name, following symlinks. Like os.Root's, it returns what it
+// read: a Stat passed by pointer through an interface (fslocal holds a Root
+// or a Host as one) would be moved to the heap on every call.
+func (r *Root) Stat(name string) (Stat, error) {
+	var st Stat
+	if err := r.statBeneath(name, &st); err == nil || !r.IsEscape(err) {
+		return st, err
 	}
-	return r.statDangling(name, st)
+	return Stat{}, r.statDangling(name)
 }
 
 // statDangling stats name once the kernel or os.Root refused to stat or
@@ -86,7 +89,7 @@ func (r *Root) Stat(name string, st *Stat) error {
 // be refused where a relative one is missing. Resolution tells them apart:
 // a name that resolves to itself and is a symlink dangles, and is missing;
 // any other name stays refused.
-func (r *Root) statDangling(name string, st *Stat) error {
+func (r *Root) statDangling(name string) error {
 	key, err := r.Resolve(context.Background(), name)
 	if err != nil {
 		return err
@@ -94,7 +97,7 @@ func (r *Root) statDangling(name string, st *Stat) error {
 	if rel, _ := under(key, r.path); rel != filepath.Clean(name) {
 		return ErrEscape
 	}
-	if err := r.Lstat(name, st); err != nil || !IsSymlink(st) {
+	if st, err := r.Lstat(name); err != nil || !IsSymlink(&st) {
 		return ErrEscape
 	}
 	return &os.PathError{Op: "stat", Path: name, Err: syscall.ENOENT}
@@ -110,14 +113,15 @@ func (r *Root) statRoot(name string, st *Stat) error {
 	return nil
 }
 
-// Lstat stats name itself, a final symlink not followed, into st.
-func (r *Root) Lstat(name string, st *Stat) error {
+// Lstat stats name itself, a final symlink not followed.
+func (r *Root) Lstat(name string) (Stat, error) {
+	var st Stat
 	fi, err := r.dir.Lstat(name)
 	if err != nil {
-		return err
+		return st, err
 	}
-	fillStat(fi, st)
-	return nil
+	fillStat(fi, &st)
+	return st, nil
 }
 
 // OpenFile opens name as os.OpenFile does; a dangling absolute symlink is
@@ -125,8 +129,7 @@ func (r *Root) Lstat(name string, st *Stat) error {
 func (r *Root) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	file, err := r.openBeneath(name, flag, perm)
 	if err != nil && r.IsEscape(err) {
-		var st Stat
-		return nil, r.statDangling(name, &st)
+		return nil, r.statDangling(name)
 	}
 	return file, err
 }

@@ -32,8 +32,8 @@ type space interface {
 	File(rel string) string
 	Resolve(ctx context.Context, rel string) (string, error)
 	IsEscape(err error) bool
-	Stat(name string, st *confine.Stat) error
-	Lstat(name string, st *confine.Stat) error
+	Stat(name string) (confine.Stat, error)
+	Lstat(name string) (confine.Stat, error)
 	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
 	MkdirAll(name string, perm os.FileMode) error
 	Mkdir(name string, perm os.FileMode) error
@@ -99,9 +99,17 @@ var errReadOnly = errors.New("read-only root")
 
 // ---- operations by name, a name's escape made the root's refusal ---------------
 
-func (r *root) stat(name string, st *confine.Stat) error { return r.refuse(r.dir.Stat(name, st)) }
+func (r *root) stat(name string, st *confine.Stat) error {
+	var err error
+	*st, err = r.dir.Stat(name)
+	return r.refuse(err)
+}
 
-func (r *root) lstat(name string, st *confine.Stat) error { return r.refuse(r.dir.Lstat(name, st)) }
+func (r *root) lstat(name string, st *confine.Stat) error {
+	var err error
+	*st, err = r.dir.Lstat(name)
+	return r.refuse(err)
+}
 
 func (r *root) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	file, err := r.dir.OpenFile(name, flag, perm)
