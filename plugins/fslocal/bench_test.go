@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/internal/peakrss"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -348,7 +349,7 @@ func BenchmarkEditSteps(b *testing.B) {
 		lap()
 		_ = res.after()
 		lap()
-		if err := s.commit(ctx, tg, permOf(st)); err != nil {
+		if err := s.commit(ctx, tg, confine.Perm(st)); err != nil {
 			b.Fatal(err)
 		}
 		lap()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -31,14 +32,14 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	}
 	defer f.locks.unlock(t.Key)
 
-	var st fileStat
+	var st confine.Stat
 	if err := f.stat(t, &st); err != nil {
 		if isAbsent(err) {
 			return nil, stale("edit", t.Path)
 		}
 		return nil, osError("edit", t.Path, err)
 	}
-	if !isRegular(&st) {
+	if !confine.IsRegular(&st) {
 		return nil, fs.NotRegularFile("edit", t.Path)
 	}
 	if intent != nil && versionOf(&st) != intent.Version {
@@ -63,7 +64,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, stale("edit", t.Path)
 	}
 	if fst.Size > cfg.held {
-		return f.streamEdit(ctx, t, file, permOf(&st), edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, confine.Perm(&st), edit, staged, cfg.chunk)
 	}
 	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
 	if err != nil {
@@ -87,7 +88,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if res.TooLarge {
 		// A replace_all that lengthens its matches: the result is built
 		// from the file, as for a large file.
-		return f.streamEdit(ctx, t, file, permOf(&st), edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, confine.Perm(&st), edit, staged, cfg.chunk)
 	}
 	file.Close()
 	if err := matchError(t.Path, res.Replacements, edit.ReplaceAll); err != nil {
@@ -101,7 +102,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	after := res.after() // while the disk writes
-	if err := s.commit(ctx, t, permOf(&st)); err != nil {
+	if err := s.commit(ctx, t, confine.Perm(&st)); err != nil {
 		return nil, err
 	}
 	return &fs.EditOutcome{Before: res.Before, After: after, Replacements: res.Replacements, Version: f.postVersion(t)}, nil

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -88,7 +89,7 @@ func Open(cfg Config) (*FS, error) {
 		}
 		f.roots = append(f.roots, r)
 	}
-	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.path) - len(a.path) })
+	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.dir.Path()) - len(a.dir.Path()) })
 	return f, nil
 }
 
@@ -137,7 +138,7 @@ func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, pl
 	if err != nil {
 		return fs.Target{}, placement{}, osError(verb, display, err)
 	}
-	key, err := r.realKey(ctx, rel)
+	key, err := r.dir.Resolve(ctx, rel)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -167,12 +168,12 @@ func (f *FS) rootOf(display string) (*root, string, error) {
 	}
 	best, bestRel := (*root)(nil), ""
 	for _, r := range f.roots {
-		if rel, ok := r.contains(display); ok && (best == nil || len(r.name) > len(best.name)) {
+		if rel, ok := r.dir.Contains(display); ok && (best == nil || len(r.dir.Name()) > len(best.dir.Name())) {
 			best, bestRel = r, rel
 		}
 	}
 	if best == nil {
-		return nil, "", &refusal{f.workspace, errWalkEscape}
+		return nil, "", &refusal{f.workspace, confine.ErrEscape}
 	}
 	return best, bestRel, nil
 }
@@ -185,18 +186,18 @@ func (f *FS) locate(t fs.Target, write bool) (*root, string, error) {
 		return r, t.Key, nil
 	}
 	for _, r := range f.roots {
-		if rel, ok := under(t.Key, r.path); ok {
+		if rel, ok := r.dir.Rel(t.Key); ok {
 			if write && r.readOnly {
 				return nil, "", &refusal{r, errReadOnly}
 			}
-			return r, r.file(rel), nil
+			return r, r.dir.File(rel), nil
 		}
 	}
 	owner, _, err := f.rootOf(t.Path)
 	if err != nil {
 		return nil, "", err
 	}
-	return nil, "", &refusal{owner, errWalkEscape}
+	return nil, "", &refusal{owner, confine.ErrEscape}
 }
 
 // displayPath is the lexical absolute spelling of path: symlinks are kept,
@@ -214,16 +215,8 @@ func (f *FS) displayPath(path, cwd string) string {
 	return filepath.Join(cwd, path)
 }
 
-// joinKey appends one name to a clean absolute directory path.
-func joinKey(dir, name string) string {
-	if os.IsPathSeparator(dir[len(dir)-1]) {
-		return dir + name
-	}
-	return dir + string(filepath.Separator) + name
-}
-
 // stat stats the file at t, through its root.
-func (f *FS) stat(t fs.Target, st *fileStat) error {
+func (f *FS) stat(t fs.Target, st *confine.Stat) error {
 	r, name, err := f.locate(t, false)
 	if err != nil {
 		return err
@@ -237,7 +230,7 @@ func (f *FS) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("stat", err)
 	}
-	var st fileStat
+	var st confine.Stat
 	err := f.stat(t, &st)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fs.Aborted("stat", cerr)
@@ -264,7 +257,7 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 		}
 		return nil, err
 	}
-	var st fileStat
+	var st confine.Stat
 	err = at.lstat(ctx, &st)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fs.Aborted("lstat", cerr)
@@ -276,7 +269,7 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 		return nil, osError("lstat", t.Path, err)
 	}
 	info := infoOf(&st)
-	if isSymlink(&st) {
+	if confine.IsSymlink(&st) {
 		info.Type, info.Size = fs.TypeSymlink, -1
 	}
 	return &fs.PathInfo{Target: t, Info: *info}, nil
@@ -284,20 +277,31 @@ func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) 
 
 // lstat stats the name itself, a final symlink not followed: the real
 // directory it is in, then its last component.
-func (at placement) lstat(ctx context.Context, st *fileStat) error {
+func (at placement) lstat(ctx context.Context, st *confine.Stat) error {
 	r := at.root
 	if at.rel == "." {
-		return r.lstat(r.file("."), st)
+		return r.lstat(r.dir.File("."), st)
 	}
-	dir, err := r.realKey(ctx, filepath.Dir(at.rel))
+	dir, err := r.dir.Resolve(ctx, filepath.Dir(at.rel))
 	if err != nil {
 		return r.refuse(err)
 	}
-	rel, _ := under(joinKey(dir, filepath.Base(at.rel)), r.path)
-	return r.lstat(r.file(rel), st)
+	rel, _ := r.dir.Rel(confine.Join(dir, filepath.Base(at.rel)))
+	return r.lstat(r.dir.File(rel), st)
 }
 
-func infoOf(st *fileStat) *fs.Info {
+// typeOf is the seam's type of what st describes.
+func typeOf(st *confine.Stat) fs.Type {
+	switch {
+	case confine.IsRegular(st):
+		return fs.TypeFile
+	case confine.IsDir(st):
+		return fs.TypeDirectory
+	}
+	return fs.TypeOther
+}
+
+func infoOf(st *confine.Stat) *fs.Info {
 	info := &fs.Info{Version: versionOf(st), Type: typeOf(st), Size: -1}
 	if info.Type == fs.TypeFile {
 		info.Size = st.Size

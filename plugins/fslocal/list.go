@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -28,7 +29,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, osError("list", t.Path, err)
 	}
-	dir, err := r.open(dirName, openDirFlags, 0)
+	dir, err := r.open(dirName, confine.DirFlags, 0)
 	if err != nil {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -51,7 +52,7 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 		return nil, fs.Aborted("list", err)
 	}
 	entries := make([]fs.DirEntry, len(children))
-	var st fileStat
+	var st confine.Stat
 	for i, child := range children {
 		if err := ctx.Err(); err != nil {
 			return nil, fs.Aborted("list", err)
@@ -61,11 +62,11 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 		e := fs.DirEntry{
 			Name:   name,
 			Type:   fs.TypeOther,
-			Target: fs.Target{Key: joinKey(t.Key, raw), Path: joinKey(t.Path, name)},
+			Target: fs.Target{Key: confine.Join(t.Key, raw), Path: confine.Join(t.Path, name)},
 			Size:   -1,
 		}
-		childName := joinKey(dirName, raw)
-		if child.Type()&os.ModeSymlink == 0 && statChild(dir, raw, &st) == nil && !isSymlink(&st) {
+		childName := confine.Join(dirName, raw)
+		if child.Type()&os.ModeSymlink == 0 && confine.LstatAt(int(dir.Fd()), raw, &st) == nil && !confine.IsSymlink(&st) {
 			// Not a link: its stat needs no resolution (and takes no
 			// more of a confined root's handle than the directory's).
 			setStat(&e, &st)
@@ -73,15 +74,15 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 			continue
 		}
 		if child.Type()&os.ModeSymlink != 0 {
-			rel, _ := under(e.Target.Key, r.path)
-			real, err := r.realKey(ctx, rel)
+			rel, _ := r.dir.Rel(e.Target.Key)
+			real, err := r.dir.Resolve(ctx, rel)
 			switch {
 			case err == nil:
-				rel, _ = under(real, r.path)
-				e.Target.Key, childName = real, r.file(rel)
+				rel, _ = r.dir.Rel(real)
+				e.Target.Key, childName = real, r.dir.File(rel)
 			case ctx.Err() != nil:
 				return nil, fs.Aborted("list", ctx.Err())
-			case r.isEscape(err):
+			case r.dir.IsEscape(err):
 				// A link out of the root: its target is nothing the
 				// provider may report on.
 				entries[i] = e
@@ -103,9 +104,9 @@ func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
 }
 
 // setStat types e by st, and gives it st's version and, for a file, size.
-func setStat(e *fs.DirEntry, st *fileStat) {
+func setStat(e *fs.DirEntry, st *confine.Stat) {
 	e.Type, e.Version = typeOf(st), versionOf(st)
-	e.ModTime = modTime(st)
+	e.ModTime = confine.ModTime(st)
 	if e.Type == fs.TypeFile {
 		e.Size = st.Size
 	}

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/internal/confine"
 )
 
 // BenchmarkConfinedOpen compares the ways to stat and open a file 3 levels
-// below a directory handle without leaving it: os.Root (a walk in user
-// space, one openat per component), openat2 with RESOLVE_BENEATH (one
+// below a directory handle without leaving it: os.Root (a resolution in
+// user space, one openat per component), openat2 with RESOLVE_BENEATH (one
 // system call, the kernel refuses escapes), and, as the floor, plain stat
 // and open by absolute name (no confinement).
 func BenchmarkConfinedOpen(b *testing.B) {
@@ -34,7 +36,7 @@ func BenchmarkConfinedOpen(b *testing.B) {
 			if _, err := root.Stat(rel); err != nil {
 				b.Fatal(err)
 			}
-			f, err := root.OpenFile(rel, openReadFlags, 0)
+			f, err := root.OpenFile(rel, confine.ReadFlags, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -70,7 +72,7 @@ func BenchmarkConfinedOpen(b *testing.B) {
 			if err := syscall.Stat(abs, &st); err != nil {
 				b.Fatal(err)
 			}
-			f, err := os.OpenFile(abs, openReadFlags, 0)
+			f, err := os.OpenFile(abs, confine.ReadFlags, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

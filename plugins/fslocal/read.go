@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -95,7 +96,7 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 // openVersion opens the file at t for reading while it is at version v (a
 // missing or changed file is FS_STALE_VERSION), and returns where its
 // decoded text starts: 3 after a BOM, else 0.
-func (f *FS) openVersion(t fs.Target, v fs.Version) (*os.File, *fileStat, int64, error) {
+func (f *FS) openVersion(t fs.Target, v fs.Version) (*os.File, *confine.Stat, int64, error) {
 	file, st, err := f.openRegular("read", t)
 	if err != nil {
 		if fs.CodeOf(err) == fs.CodeNotFound {
@@ -127,33 +128,33 @@ func changed(path string) *fs.Error {
 // regular file. The type is checked by stat before the open (so a FIFO is
 // never opened) and again on the descriptor (O_NONBLOCK keeps a FIFO that
 // replaced the file in between from blocking the open).
-func (f *FS) openRegular(verb string, t fs.Target) (*os.File, *fileStat, error) {
+func (f *FS) openRegular(verb string, t fs.Target) (*os.File, *confine.Stat, error) {
 	r, name, err := f.locate(t, false)
 	if err != nil {
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	var st fileStat
+	var st confine.Stat
 	if err := r.stat(name, &st); err != nil {
 		if isAbsent(err) {
 			return nil, nil, fs.NotFound(verb, t.Path)
 		}
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	if !isRegular(&st) {
+	if !confine.IsRegular(&st) {
 		return nil, nil, fs.NotRegularFile(verb, t.Path)
 	}
-	file, err := r.open(name, openReadFlags, 0)
+	file, err := r.open(name, confine.ReadFlags, 0)
 	if err != nil {
 		if isAbsent(err) {
 			return nil, nil, fs.NotFound(verb, t.Path)
 		}
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	if err := fstat(file, &st); err != nil {
+	if err := confine.Fstat(file, &st); err != nil {
 		file.Close()
 		return nil, nil, osError(verb, t.Path, err)
 	}
-	if !isRegular(&st) {
+	if !confine.IsRegular(&st) {
 		file.Close()
 		return nil, nil, fs.NotRegularFile(verb, t.Path)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -85,14 +86,14 @@ func (f *FS) scanLines(ctx context.Context, t fs.Target, v fs.Version, how scanS
 	if err := how.scan(&s, visit); err != nil {
 		// Bytes that fail to decode may be a write landing during the scan:
 		// then the file changed, and the caller reads the new version.
-		if errors.Is(err, fs.ErrNotText) && fstat(file, st) == nil && versionOf(st) != v {
+		if errors.Is(err, fs.ErrNotText) && confine.Fstat(file, st) == nil && versionOf(st) != v {
 			return changed(t.Path)
 		}
 		return err
 	}
 	// Every chunk was read at the size and version seen on open; a write
 	// during the scan changes the version, so the text is one version's.
-	if err := fstat(file, st); err != nil {
+	if err := confine.Fstat(file, st); err != nil {
 		return osError("read", t.Path, err)
 	}
 	if versionOf(st) != v {

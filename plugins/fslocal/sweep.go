@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/gordis-run/gordis/internal/confine"
 )
 
 // A staging directory is named stagingPrefix followed by the 16 lowercase
@@ -70,7 +72,7 @@ func (f *FS) SweepRoots(ctx context.Context) error {
 	var errs []error
 	for _, r := range f.roots {
 		if !r.readOnly {
-			errs = append(errs, sweepDir(ctx, r, r.file("."), r.path))
+			errs = append(errs, sweepDir(ctx, r, r.dir.File("."), r.dir.Path()))
 		}
 	}
 	return errors.Join(errs...)
@@ -82,7 +84,7 @@ func sweepDir(ctx context.Context, r *root, name, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	dir, err := r.open(name, openDirFlags, 0)
+	dir, err := r.open(name, confine.DirFlags, 0)
 	if err != nil {
 		if isAbsent(err) {
 			return nil

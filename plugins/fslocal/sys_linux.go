@@ -22,6 +22,12 @@ func startWriteback(file *os.File, off, n int64) {
 	})
 }
 
+// spaceOS is what a root's space offers here beyond the portable methods:
+// the tree walk opens files through it.
+type spaceOS interface {
+	OpenNoSymlinks(name string, flag int) (*os.File, error)
+}
+
 // accessNoFollow makes the writability check judge a symlink itself: a
 // target swapped for a link after it was resolved is never followed out
 // of its directory (the rename replaces the link, not what it names).

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -35,7 +36,7 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 	if err != nil {
 		return osError("list", t.Path, err)
 	}
-	var st fileStat
+	var st confine.Stat
 	if err := r.stat(name, &st); err != nil {
 		if isAbsent(err) {
 			return fs.NotFound("list", t.Path)
@@ -246,7 +247,7 @@ func (w *treeWalk) displayOf(path string) string {
 	if path == "" {
 		return w.display
 	}
-	return joinKey(w.display, filepath.FromSlash(displayName(path)))
+	return confine.Join(w.display, filepath.FromSlash(displayName(path)))
 }
 
 // nameOf is the root's name for the entry at path below the target.
@@ -257,7 +258,7 @@ func (w *treeWalk) nameOf(path string) string {
 	if w.name == "." {
 		return filepath.FromSlash(path)
 	}
-	return joinKey(w.name, filepath.FromSlash(path))
+	return confine.Join(w.name, filepath.FromSlash(path))
 }
 
 // treeEntry is an entry of Walk: the target itself (dir nil, typed and
@@ -280,7 +281,7 @@ func (e *treeEntry) Info() (fs.EntryInfo, error) {
 	if e.dir == nil {
 		return e.info, nil
 	}
-	var st fileStat
+	var st confine.Stat
 	if err := e.w.lstat(e.dir, e.name, &st); err != nil {
 		if isAbsent(err) {
 			return fs.EntryInfo{}, fs.NotFound("stat", e.w.displayOf(e.path))
@@ -290,9 +291,9 @@ func (e *treeEntry) Info() (fs.EntryInfo, error) {
 	return entryInfo(&st), nil
 }
 
-func entryInfo(st *fileStat) fs.EntryInfo {
-	info := fs.EntryInfo{Size: -1, ModTime: modTime(st)}
-	if isRegular(st) {
+func entryInfo(st *confine.Stat) fs.EntryInfo {
+	info := fs.EntryInfo{Size: -1, ModTime: confine.ModTime(st)}
+	if confine.IsRegular(st) {
 		info.Size = st.Size
 	}
 	return info
@@ -329,12 +330,12 @@ var errNotRegular = errors.New("not a regular file")
 
 // openChecked finishes an open for reading: file must be a regular file.
 func openChecked(file *os.File) (*os.File, error) {
-	var st fileStat
-	if err := fstat(file, &st); err != nil {
+	var st confine.Stat
+	if err := confine.Fstat(file, &st); err != nil {
 		file.Close()
 		return nil, err
 	}
-	if !isRegular(&st) {
+	if !confine.IsRegular(&st) {
 		file.Close()
 		return nil, errNotRegular
 	}

@@ -3,13 +3,13 @@ package fslocal
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -24,7 +24,7 @@ type treeDir struct {
 var listBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 func (w *treeWalk) openTop() (*treeDir, error) {
-	file, err := w.root.open(w.name, openDirFlags, 0)
+	file, err := w.root.open(w.name, confine.DirFlags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -34,8 +34,8 @@ func (w *treeWalk) openTop() (*treeDir, error) {
 // enter opens the child directory name relative to dir; a symlink there
 // fails with ELOOP, anything else with ENOTDIR.
 func (w *treeWalk) enter(dir *treeDir, name string) (*treeDir, error) {
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(dir.fd, name, openDirFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := confine.Retry(func() (int, error) {
+		return unix.Openat(dir.fd, name, confine.DirFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
@@ -68,7 +68,7 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 		if err := w.ctx.Err(); err != nil {
 			return nil, err
 		}
-		n, err := retry(func() (int, error) { return unix.Getdents(dir.fd, *buf) })
+		n, err := confine.Retry(func() (int, error) { return unix.Getdents(dir.fd, *buf) })
 		if err != nil {
 			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
 		}
@@ -102,7 +102,7 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 	}
 	for i := range ents {
 		if ents[i].typ == "" {
-			var st fileStat
+			var st confine.Stat
 			if err := w.lstat(dir, ents[i].name, &st); err != nil {
 				return nil, err
 			}
@@ -129,56 +129,23 @@ func direntType(t uint8) fs.Type {
 }
 
 // lstatType is the type of what st describes, a symlink not followed.
-func lstatType(st *fileStat) fs.Type {
-	if isSymlink(st) {
+func lstatType(st *confine.Stat) fs.Type {
+	if confine.IsSymlink(st) {
 		return fs.TypeSymlink
 	}
 	return typeOf(st)
 }
 
-func (w *treeWalk) lstat(dir *treeDir, name string, st *fileStat) error {
-	_, err := retry(func() (int, error) {
-		return 0, unix.Fstatat(dir.fd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
-	})
-	return wrapErrno("lstat", name, err)
+func (w *treeWalk) lstat(dir *treeDir, name string, st *confine.Stat) error {
+	return confine.LstatAt(dir.fd, name, st)
 }
 
 // openFile opens the regular file at name (the root's name for it) without
-// following any symlink: one openat2 beneath the root's handle, refusing
-// symlinks at every step; without openat2, its directory through the
-// root's os.Root and the file relative to that; by its absolute name on
-// the host root.
+// following any symlink (see confine.Root.OpenNoSymlinks).
 func (w *treeWalk) openFile(name string) (*os.File, error) {
-	const flags = openReadFlags | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	r := w.root
-	var (
-		fd  int
-		err error
-	)
-	switch {
-	case r.dir == nil:
-		fd, err = retry(func() (int, error) { return unix.Open(name, flags, 0) })
-		err = wrapErrno("open", name, err)
-	default:
-		fd, err = r.openat2(name, flags, 0, beneath|unix.RESOLVE_NO_SYMLINKS)
-		if err == errNoOpenat2 {
-			fd, err = w.openInDir(name, flags)
-		}
-	}
+	file, err := w.root.dir.OpenNoSymlinks(name, confine.ReadFlags)
 	if err != nil {
 		return nil, err
 	}
-	return openChecked(os.NewFile(uintptr(fd), r.key(name)))
-}
-
-// openInDir opens name relative to its directory, which os.Root opens.
-func (w *treeWalk) openInDir(name string, flags int) (int, error) {
-	dir, err := w.root.open(filepath.Dir(name), openDirFlags, 0)
-	if err != nil {
-		return -1, err
-	}
-	defer dir.Close()
-	base := filepath.Base(name)
-	fd, err := retry(func() (int, error) { return unix.Openat(int(dir.Fd()), base, flags, 0) })
-	return fd, wrapErrno("openat", name, err)
+	return openChecked(file)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -41,7 +42,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 	}
 	defer f.locks.unlock(t.Key)
 
-	var st fileStat
+	var st confine.Stat
 	exists := true
 	if err := f.stat(t, &st); err != nil {
 		if !isAbsent(err) {
@@ -49,7 +50,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 		}
 		exists = false
 	}
-	if exists && !isRegular(&st) {
+	if exists && !confine.IsRegular(&st) {
 		return nil, fs.NotRegularFile("write", t.Path)
 	}
 	if intent != nil {
@@ -73,7 +74,7 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 	var priorSize int64
 	if exists {
 		out.Operation = fs.OpUpdate
-		mode = permOf(&st)
+		mode = confine.Perm(&st)
 		if err := ctx.Err(); err != nil {
 			return nil, fs.Aborted("read", err)
 		}
@@ -154,7 +155,7 @@ func stale(verb, path string) *fs.Error {
 // postVersion is the version after a mutation, from a fresh stat, or the
 // sentinel "missing:<key>" when the file vanished in between.
 func (f *FS) postVersion(t fs.Target) fs.Version {
-	var st fileStat
+	var st confine.Stat
 	if err := f.stat(t, &st); err != nil {
 		return fs.Version("missing:" + t.Key)
 	}
@@ -205,7 +206,7 @@ func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, err
 	if err := r.mkdirAll(dir); err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	parent, err := r.open(dir, openDirFlags, 0)
+	parent, err := r.open(dir, confine.DirFlags, 0)
 	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}

@@ -1,4 +1,4 @@
-package fslocal
+package confine
 
 import (
 	"os"

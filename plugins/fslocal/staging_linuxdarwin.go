@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/internal/confine"
 )
 
 // stagingLocked says a staged file is locked while its writer lives (see
@@ -25,7 +27,7 @@ const stagingLocked = true
 // others' leases. A symlink is judged itself where the platform allows it
 // (see accessNoFollow).
 func writable(dir *os.File, name string) error {
-	return wrapErrno("access", name, unix.Faccessat(int(dir.Fd()), name, unix.W_OK, unix.AT_EACCESS|accessNoFollow))
+	return confine.WrapErrno("access", name, unix.Faccessat(int(dir.Fd()), name, unix.W_OK, unix.AT_EACCESS|accessNoFollow))
 }
 
 // inheritReplaced opens for reading, through the root r, the file name
@@ -44,8 +46,8 @@ func inheritReplaced(r *root, name string, staged *os.File) (release func()) {
 	if err != nil {
 		return func() {}
 	}
-	var st fileStat
-	if fstat(old, &st) != nil || !isRegular(&st) {
+	var st confine.Stat
+	if confine.Fstat(old, &st) != nil || !confine.IsRegular(&st) {
 		old.Close()
 		return func() {}
 	}
@@ -58,14 +60,14 @@ func inheritReplaced(r *root, name string, staged *os.File) (release func()) {
 // which macOS and Linux without openat2 open through, follows a final
 // symlink inside the root whatever the flags say.
 func openNoFollow(r *root, name string) (*os.File, error) {
-	dir, err := r.open(filepath.Dir(name), openDirFlags, 0)
+	dir, err := r.open(filepath.Dir(name), confine.DirFlags, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
 	base := filepath.Base(name)
-	fd, err := retry(func() (int, error) {
-		return unix.Openat(int(dir.Fd()), base, openReadFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := confine.Retry(func() (int, error) {
+		return unix.Openat(int(dir.Fd()), base, confine.ReadFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return nil, &os.PathError{Op: "openat", Path: name, Err: err}

@@ -140,12 +140,12 @@ func TestWalkEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 		for path, want := range map[string]int64{"": -1, "a": -1, "a/a.txt": 16, "link-file": -1, "a/d/fifo": -1, "bin.dat": 6} {
-			var st fileStat
-			if err := lstatPath(filepath.Join(root, path), &st); err != nil {
+			fi, err := os.Lstat(filepath.Join(root, path))
+			if err != nil {
 				t.Fatal(err)
 			}
-			if got := infos[path]; got.Size != want || !got.ModTime.Equal(modTime(&st)) {
-				t.Errorf("Info(%q) = %v, want size %d, time %v", path, got, want, modTime(&st))
+			if got := infos[path]; got.Size != want || !got.ModTime.Equal(fi.ModTime()) {
+				t.Errorf("Info(%q) = %v, want size %d, time %v", path, got, want, fi.ModTime())
 			}
 		}
 		done := make(chan struct{})

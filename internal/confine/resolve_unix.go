@@ -1,6 +1,6 @@
 //go:build unix
 
-package fslocal
+package confine
 
 import (
 	"os"
@@ -9,35 +9,35 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// fdWalker resolves names below a confined root by descriptors: each step
+// fdResolver resolves names below a confined root by descriptors: each step
 // is an lstat and an open relative to the directory reached so far, so a
 // step costs the same at any depth. The root's descriptor is counted while
-// a walk or an openat2 uses it, so closing the provider never lets them
+// a resolution or an openat2 uses it, so closing the provider never lets them
 // run on a descriptor number the process has reused for another file.
-type fdWalker struct {
+type fdResolver struct {
 	mu     sync.Mutex
 	fd     int
 	refs   int
 	closed bool
 }
 
-// openWalker opens the root's descriptor through its os.Root, not by its
+// openResolver opens the root's descriptor through its os.Root, not by its
 // name again: both are then one directory, even when the name was swapped
 // for another directory while the root was opening.
-func openWalker(r *root) (walker, error) {
+func openResolver(r *Root) (resolver, error) {
 	top, err := r.dir.Open(".")
 	if err != nil {
 		return nil, err
 	}
 	defer top.Close()
-	fd, err := retry(func() (int, error) { return unix.Openat(int(top.Fd()), ".", dirOpenFlags, 0) })
+	fd, err := Retry(func() (int, error) { return unix.Openat(int(top.Fd()), ".", dirOpenFlags, 0) })
 	if err != nil {
 		return nil, &os.PathError{Op: "openat", Path: r.path, Err: err}
 	}
-	return &fdWalker{fd: fd}, nil
+	return &fdResolver{fd: fd}, nil
 }
 
-func (w *fdWalker) close() error {
+func (w *fdResolver) close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -50,18 +50,18 @@ func (w *fdWalker) close() error {
 	return nil
 }
 
-// top holds the root's descriptor until the cursor is closed; once the
-// walker is closed its cursor's calls fail with EBADF.
-func (w *fdWalker) top() cursor {
+// top holds the root's descriptor until the lookupDir is closed; once the
+// resolver is closed its lookupDir's calls fail with EBADF.
+func (w *fdResolver) top() lookupDir {
 	fd, ok := w.acquire()
 	if !ok {
-		return fdCursor{fd: -1}
+		return fdDir{fd: -1}
 	}
-	return fdCursor{fd: fd, top: w}
+	return fdDir{fd: fd, top: w}
 }
 
 // acquire holds the root's descriptor until release; false once closed.
-func (w *fdWalker) acquire() (int, bool) {
+func (w *fdResolver) acquire() (int, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -71,7 +71,7 @@ func (w *fdWalker) acquire() (int, bool) {
 	return w.fd, true
 }
 
-func (w *fdWalker) release() {
+func (w *fdResolver) release() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.refs--; w.refs == 0 && w.closed {
@@ -79,9 +79,9 @@ func (w *fdWalker) release() {
 	}
 }
 
-// reopen walks from the top to the real directory names, refusing symlinks
+// reopen goes from the top to the real directory names, refusing symlinks
 // on the way (they were not there when the names were resolved).
-func (w *fdWalker) reopen(names []string) (cursor, error) {
+func (w *fdResolver) reopen(names []string) (lookupDir, error) {
 	c := w.top()
 	for _, name := range names {
 		next, err := c.enter(name)
@@ -94,14 +94,14 @@ func (w *fdWalker) reopen(names []string) (cursor, error) {
 	return c, nil
 }
 
-// fdCursor is a directory reached by a walk: its own descriptor, or the
-// root's (top is then the walker that lent it).
-type fdCursor struct {
+// fdDir is a directory a resolution reached: its own descriptor, or the
+// root's (top is then the resolver that lent it).
+type fdDir struct {
 	fd  int
-	top *fdWalker
+	top *fdResolver
 }
 
-func (c fdCursor) close() {
+func (c fdDir) close() {
 	switch {
 	case c.top != nil:
 		c.top.release()
@@ -110,9 +110,9 @@ func (c fdCursor) close() {
 	}
 }
 
-func (c fdCursor) kind(name string) (kind, error) {
+func (c fdDir) kind(name string) (kind, error) {
 	var st unix.Stat_t
-	if _, err := retry(func() (int, error) { return 0, unix.Fstatat(c.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if _, err := Retry(func() (int, error) { return 0, unix.Fstatat(c.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return kindOther, &os.PathError{Op: "lstat", Path: name, Err: err}
 	}
 	switch st.Mode & unix.S_IFMT {
@@ -124,10 +124,10 @@ func (c fdCursor) kind(name string) (kind, error) {
 	return kindOther, nil
 }
 
-func (c fdCursor) readlink(name string) (string, error) {
+func (c fdDir) readlink(name string) (string, error) {
 	for size := 256; ; size *= 2 {
 		buf := make([]byte, size)
-		n, err := retry(func() (int, error) { return unix.Readlinkat(c.fd, name, buf) })
+		n, err := Retry(func() (int, error) { return unix.Readlinkat(c.fd, name, buf) })
 		if err != nil {
 			return "", &os.PathError{Op: "readlink", Path: name, Err: err}
 		}
@@ -138,16 +138,16 @@ func (c fdCursor) readlink(name string) (string, error) {
 }
 
 // enter opens the child directory name; a symlink there is refused.
-func (c fdCursor) enter(name string) (cursor, error) {
-	fd, err := retry(func() (int, error) { return unix.Openat(c.fd, name, dirOpenFlags|unix.O_NOFOLLOW, 0) })
+func (c fdDir) enter(name string) (lookupDir, error) {
+	fd, err := Retry(func() (int, error) { return unix.Openat(c.fd, name, dirOpenFlags|unix.O_NOFOLLOW, 0) })
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
-	return fdCursor{fd: fd}, nil
+	return fdDir{fd: fd}, nil
 }
 
-// retry repeats a system call interrupted by a signal, as package os does.
-func retry(call func() (int, error)) (int, error) {
+// Retry repeats a system call interrupted by a signal, as package os does.
+func Retry(call func() (int, error)) (int, error) {
 	for {
 		n, err := call()
 		if err != unix.EINTR {

@@ -5,6 +5,7 @@ package fslocal
 import (
 	"os"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -25,11 +26,11 @@ func (w *treeWalk) join(dir *treeDir, name string) string {
 	if dir.name == "." {
 		return name
 	}
-	return joinKey(dir.name, name)
+	return confine.Join(dir.name, name)
 }
 
 func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
-	file, err := w.root.open(dir.name, openDirFlags, 0)
+	file, err := w.root.open(dir.name, confine.DirFlags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -58,21 +59,21 @@ func modeType(m os.FileMode) fs.Type {
 	return fs.TypeOther
 }
 
-func (w *treeWalk) lstat(dir *treeDir, name string, st *fileStat) error {
+func (w *treeWalk) lstat(dir *treeDir, name string, st *confine.Stat) error {
 	return w.root.lstat(w.join(dir, name), st)
 }
 
 // openFile opens the regular file at name when it is not a symlink; the
 // open itself may follow one swapped in meanwhile, inside the root.
 func (w *treeWalk) openFile(name string) (*os.File, error) {
-	var st fileStat
+	var st confine.Stat
 	if err := w.root.lstat(name, &st); err != nil {
 		return nil, err
 	}
-	if !isRegular(&st) {
+	if !confine.IsRegular(&st) {
 		return nil, errNotRegular
 	}
-	file, err := w.root.open(name, openReadFlags, 0)
+	file, err := w.root.open(name, confine.ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !windows
 
-package fslocal
+package confine
 
 import "os"
 

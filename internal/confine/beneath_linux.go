@@ -1,7 +1,8 @@
-package fslocal
+package confine
 
 import (
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -10,7 +11,7 @@ import (
 )
 
 // On Linux the hot calls, stat and open, resolve their name in one
-// openat2(RESOLVE_BENEATH) instead of os.Root's walk of one openat per
+// openat2(RESOLVE_BENEATH) instead of os.Root's resolution, one openat per
 // component: the kernel refuses any step out of the directory (EXDEV),
 // through a symlink, "..", or a directory swapped for a symlink. It took
 // about a quarter of os.Root's time for a stat and an open 3 levels deep,
@@ -23,7 +24,7 @@ import (
 // through /proc's magic links.
 const beneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
 
-func (r *root) statBeneath(name string, st *fileStat) error {
+func (r *Root) statBeneath(name string, st *Stat) error {
 	fd, err := r.openat2(name, unix.O_PATH|unix.O_CLOEXEC, 0, beneath)
 	if err == errNoOpenat2 {
 		return r.statRoot(name, st)
@@ -32,11 +33,11 @@ func (r *root) statBeneath(name string, st *fileStat) error {
 		return err
 	}
 	defer unix.Close(fd)
-	_, err = retry(func() (int, error) { return 0, syscall.Fstat(fd, st) })
-	return wrapErrno("fstat", name, err)
+	_, err = Retry(func() (int, error) { return 0, syscall.Fstat(fd, st) })
+	return WrapErrno("fstat", name, err)
 }
 
-func (r *root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, error) {
+func (r *Root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, error) {
 	fd, err := r.openat2(name, flag|unix.O_CLOEXEC, perm, beneath)
 	if err == errNoOpenat2 {
 		return r.dir.OpenFile(name, flag, perm)
@@ -44,7 +45,7 @@ func (r *root) openBeneath(name string, flag int, perm os.FileMode) (*os.File, e
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), r.key(name)), nil
+	return os.NewFile(uintptr(fd), r.Key(name)), nil
 }
 
 // errNoOpenat2 says the kernel has no usable openat2; noOpenat2 remembers
@@ -54,14 +55,18 @@ var (
 	noOpenat2    atomic.Bool
 )
 
+// SetOpenat2 turns the use of openat2 on or off, as a kernel without it
+// would: tests run the os.Root fallback with it.
+func SetOpenat2(on bool) { noOpenat2.Store(!on) }
+
 // openat2 opens name beneath the root with the resolve flags given (beneath
 // at least).
-func (r *root) openat2(name string, flag int, perm os.FileMode, resolve uint64) (int, error) {
+func (r *Root) openat2(name string, flag int, perm os.FileMode, resolve uint64) (int, error) {
 	if noOpenat2.Load() {
 		return -1, errNoOpenat2
 	}
 	how := unix.OpenHow{Flags: uint64(flag), Mode: uint64(syscallMode(perm)), Resolve: resolve}
-	w := r.walk.(*fdWalker) // a confined root's
+	w := r.res.(*fdResolver) // a confined root's
 	dir, ok := w.acquire()
 	if !ok {
 		return -1, &os.PathError{Op: "openat2", Path: name, Err: os.ErrClosed}
@@ -83,7 +88,7 @@ func (r *root) openat2(name string, flag int, perm os.FileMode, resolve uint64) 
 			noOpenat2.Store(true)
 			return -1, errNoOpenat2
 		case unix.EXDEV:
-			return -1, &os.PathError{Op: "openat2", Path: name, Err: errWalkEscape}
+			return -1, &os.PathError{Op: "openat2", Path: name, Err: ErrEscape}
 		}
 		return -1, &os.PathError{Op: "openat2", Path: name, Err: err}
 	}
@@ -108,16 +113,14 @@ func syscallMode(perm os.FileMode) uint32 {
 	return mode
 }
 
-// statChild stats the entry name of the open directory dir itself, without
+// LstatAt stats the entry name of the directory open as dirfd, without
 // following it: one fstatat relative to the directory's handle, which no
-// name without a separator can leave. ListDir uses it for children that
-// are not symlinks; an entry swapped for a link since the directory was
-// read comes back as the link, which ListDir then resolves by the root.
-func statChild(dir *os.File, name string, st *fileStat) error {
-	_, err := retry(func() (int, error) {
-		return 0, unix.Fstatat(int(dir.Fd()), name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
+// name without a separator can leave.
+func LstatAt(dirfd int, name string, st *Stat) error {
+	_, err := Retry(func() (int, error) {
+		return 0, unix.Fstatat(dirfd, name, (*unix.Stat_t)(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
 	})
-	return err
+	return WrapErrno("lstat", name, err)
 }
 
 // Package syscall has no fstatat on Linux; x/sys's Stat_t is the same kernel
@@ -126,3 +129,41 @@ var (
 	_ [unsafe.Sizeof(unix.Stat_t{}) - unsafe.Sizeof(syscall.Stat_t{})]byte
 	_ [unsafe.Sizeof(syscall.Stat_t{}) - unsafe.Sizeof(unix.Stat_t{})]byte
 )
+
+// OpenNoSymlinks opens name with flag without following any symlink: one
+// openat2 beneath the root's handle, refusing symlinks at every step;
+// without openat2, its directory through os.Root and the file relative to
+// that (O_NOFOLLOW).
+func (r *Root) OpenNoSymlinks(name string, flag int) (*os.File, error) {
+	flag |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := r.openat2(name, flag, 0, beneath|unix.RESOLVE_NO_SYMLINKS)
+	if err == errNoOpenat2 {
+		fd, err = r.openInDir(name, flag)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), r.Key(name)), nil
+}
+
+// OpenNoSymlinks opens the absolute name with flag, a final symlink
+// refused (O_NOFOLLOW): a Host has nothing to keep out.
+func (h *Host) OpenNoSymlinks(name string, flag int) (*os.File, error) {
+	fd, err := Retry(func() (int, error) { return unix.Open(name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0) })
+	if err != nil {
+		return nil, WrapErrno("open", name, err)
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// openInDir opens name relative to its directory, which os.Root opens.
+func (r *Root) openInDir(name string, flag int) (int, error) {
+	dir, err := r.OpenFile(filepath.Dir(name), DirFlags, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer dir.Close()
+	base := filepath.Base(name)
+	fd, err := Retry(func() (int, error) { return unix.Openat(int(dir.Fd()), base, flag, 0) })
+	return fd, WrapErrno("openat", name, err)
+}
