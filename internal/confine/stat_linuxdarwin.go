@@ -61,10 +61,12 @@ func WrapErrno(op, path string, err error) error {
 // fillStat copies the stat behind fi, as package os made it.
 func fillStat(fi os.FileInfo, st *Stat) { *st = *fi.Sys().(*syscall.Stat_t) }
 
-// ModTime is the modification time st reports.
+// ModTime is the modification time st reports, from its seconds and
+// nanoseconds: a count of nanoseconds since 1970 overflows after 2262, and
+// a file touched to 2300 would sort as the oldest.
 func ModTime(st *Stat) time.Time {
-	mtime, _ := Times(st)
-	return time.Unix(0, mtime)
+	ts := mtimespec(st)
+	return time.Unix(ts.Unix())
 }
 
 // IsRegular, IsDir and IsSymlink report the type of file st describes.
