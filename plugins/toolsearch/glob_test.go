@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,9 +45,7 @@ func TestGlobSelection(t *testing.T) {
 		e.symlink(t, "a.txt", "link.txt")
 		e.symlink(t, "src", "linkdir")
 		e.symlink(t, "nowhere", "dangling.txt")
-		if err := syscall.Mkfifo(e.path("fifo.txt"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		mkfifo(t, e.path("fifo.txt"))
 		check(t, e, p, []row{
 			{name: "S-025 regular files only, hidden and ignored included, VCS excluded", tool: "glob", args: args{"pattern": "*"},
 				want: lines("#x", ".github/ci.yml", ".gitignore", ".gitmodules", ".hidden", ".ignore", "B.TS", "a.txt", "b.md", "dir.ts/inner.txt",
