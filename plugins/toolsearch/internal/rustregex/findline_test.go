@@ -49,6 +49,7 @@ var diffPatterns = []string{
 	`[\x{D7FF}-\x{E001}]`, `[^\x00-\x7F]`, `\bk\d`, `\d\b`, `\B\d`, `^\d`, `\d$`,
 	`^[A-Z]`, `\<\w`, `\w\>`, `(?:^|x)\d`, `\s+$`, `^$`, `$`, `\b`, `\d*`, `x?`,
 	`\b\w+\b`, `a\d|b\s`, `(?m:^)\w{2}\d`, `[[:upper:]][[:digit:]]`,
+	`[\x{1F600}-\x{1F64F}]`, `\w[\x{1F600}-\x{1F64F}]`,
 }
 
 // diffPieces are the fragments random texts are made of: ASCII of each
@@ -110,6 +111,9 @@ func TestFindLineSkims(t *testing.T) {
 		if m, _ := Compile(p); m.sure != want {
 			t.Errorf("Compile(%q): one class %v, want %v", p, m.sure, want)
 		}
+	}
+	if m, _ := Compile(`[\x{1F600}-\x{1F64F}]`); m.one != 0xF0 {
+		t.Errorf("Compile(emoji range): the only candidate byte is %#x, want 0xf0", m.one)
 	}
 	for _, p := range []string{`^$`, `\d*`, `x?`} {
 		if m, _ := Compile(p); m.hits != nil {
