@@ -401,7 +401,7 @@ func TestFindLineNoAlloc(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool, which regexp relies on, drop entries")
 	}
 	buf := []byte(benchSource(64 << 10))
-	for _, p := range []string{`func main`, `func \(\w+ \*\w+\) Close\(`, `(?i)error`, `\d+\s*\)$`} {
+	for _, p := range []string{`func main`, `func \(\w+ \*\w+\) Close\(`, `(?i)error`, `\d+\s*\)$`, `[A-Z]{3}\d`, `\w{30}`, `^$`} {
 		m, err := Compile(p)
 		if err != nil {
 			t.Fatal(err)
