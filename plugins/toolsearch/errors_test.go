@@ -108,8 +108,12 @@ func TestCancellation(t *testing.T) {
 				r := <-done
 				latency := time.Since(start)
 				switch {
-				case r.Error == nil:
-					t.Logf("%s %v finished before the cancellation", c.tool, c.args)
+				case r.Error == nil, r.Error.Code == registry.CodeAborted, r.Error.Code == registry.CodeAbortedBeforeDispatch:
+					// Done before the cancellation, or so close to it that
+					// the registry saw the context end after the tool's
+					// success, or cancelled before it started: a
+					// loaded machine can run the caller late either way.
+					t.Logf("%s %v was not cancelled mid-search: %s", c.tool, c.args, r.Text)
 					continue
 				case r.Error.Code != toolsearch.CodeAborted:
 					t.Fatalf("%s %v: %+v", c.tool, c.args, r.Error)
