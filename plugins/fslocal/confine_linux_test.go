@@ -15,27 +15,26 @@ import (
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
-// TestSwapRace swaps the workspace's directory d with a symlink to the
-// outside directory (renameat2 RENAME_EXCHANGE, so one of the two is always
-// there) while writes, edits and reads go through d. Whatever the
-// interleaving, nothing outside is created or changed: the names the
-// provider resolved are resolved again, relative to the root, by every
-// operation.
-func TestSwapRace(t *testing.T) {
-	j := newJail(t)
+// swapping starts exchanging the workspace's directory d (holding
+// secret.txt, "eeee") with a symlink to the outside directory (renameat2
+// RENAME_EXCHANGE, so one of the two is always there) until stop, which
+// returns how many swaps it made.
+func swapping(t *testing.T) (j *jail, stop func() int64) {
+	j = newJail(t)
 	d, evil := filepath.Join(j.ws, "d"), filepath.Join(j.ws, "evil")
 	if err := os.Mkdir(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(d, "secret.txt"), "eeee", 0o644)
 	mustLink(t, j.out, evil)
-
-	var stop atomic.Bool
-	var swaps atomic.Int64
+	var (
+		done  atomic.Bool
+		swaps atomic.Int64
+	)
 	swapper := make(chan struct{})
 	go func() {
 		defer close(swapper)
-		for !stop.Load() {
+		for !done.Load() {
 			if err := unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, evil, unix.RENAME_EXCHANGE); err != nil {
 				t.Errorf("renameat2: %v", err)
 				return
@@ -43,6 +42,21 @@ func TestSwapRace(t *testing.T) {
 			swaps.Add(1)
 		}
 	}()
+	return j, func() int64 {
+		done.Store(true)
+		<-swapper
+		return swaps.Load()
+	}
+}
+
+// TestSwapRace swaps the workspace's directory d with a symlink to the
+// outside directory (renameat2 RENAME_EXCHANGE, so one of the two is always
+// there) while writes, edits and reads go through d. Whatever the
+// interleaving, nothing outside is created or changed: the names the
+// provider resolved are resolved again, relative to the root, by every
+// operation.
+func TestSwapRace(t *testing.T) {
+	j, stopSwapping := swapping(t)
 	rounds := 2000
 	if testing.Short() {
 		rounds = 100
@@ -70,9 +84,7 @@ func TestSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	stop.Store(true)
-	<-swapper
-	t.Logf("%d swaps; %d operations done, %d refused", swaps.Load(), done.Load(), denied.Load())
+	t.Logf("%d swaps; %d operations done, %d refused", stopSwapping(), done.Load(), denied.Load())
 	if done.Load() == 0 || denied.Load() == 0 {
 		t.Errorf("the race did not happen: %d done, %d refused", done.Load(), denied.Load())
 	}

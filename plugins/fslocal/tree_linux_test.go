@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -24,27 +22,7 @@ import (
 // the interleaving, no walk lists and no open reads anything outside. The
 // outside file says "secret", d's says "eeee".
 func TestWalkSwapRace(t *testing.T) {
-	j := newJail(t)
-	d, evil := filepath.Join(j.ws, "d"), filepath.Join(j.ws, "evil")
-	if err := os.Mkdir(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(d, "secret.txt"), "eeee", 0o644)
-	mustLink(t, j.out, evil)
-
-	var stop atomic.Bool
-	var swaps atomic.Int64
-	swapper := make(chan struct{})
-	go func() {
-		defer close(swapper)
-		for !stop.Load() {
-			if err := unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, evil, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
-				return
-			}
-			swaps.Add(1)
-		}
-	}()
+	j, stopSwapping := swapping(t)
 	rounds := 1000
 	if testing.Short() {
 		rounds = 100
@@ -99,10 +77,9 @@ func TestWalkSwapRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	stop.Store(true)
-	<-swapper
+	swaps := stopSwapping()
 	t.Logf("%d swaps; %d walks, %d visits, %d files read, %d opens refused, %d escapes",
-		swaps.Load(), walks.Load(), visits.Load(), opened.Load(), refused.Load(), escapes.Load())
+		swaps, walks.Load(), visits.Load(), opened.Load(), refused.Load(), escapes.Load())
 	if escapes.Load() != 0 {
 		t.Errorf("%d opens read the outside file", escapes.Load())
 	}
