@@ -79,3 +79,28 @@ func (p *Prompt) Assemble() string {
 	}
 	return strings.Join(texts, "\n\n")
 }
+
+// Contribute registers tools and adds their prompt sections, in order, all
+// owned by ctx's fiber, through the "tools" and "prompt" services ctx
+// injects: what a plugin of model-facing tools does in its apply.
+func Contribute(ctx *runtime.Context, tools []Tool, sections []Section) error {
+	reg, err := Tools.Get(ctx)
+	if err != nil {
+		return err
+	}
+	prompts, err := Prompts.Get(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		if err := reg.Register(ctx, t); err != nil {
+			return err
+		}
+	}
+	for _, s := range sections {
+		if err := prompts.Add(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -144,3 +144,30 @@ func FuzzExecute(f *testing.F) {
 		}
 	})
 }
+
+// Contribute registers the tools and adds the sections through the
+// services the plugin injects; disposing the plugin removes both.
+func TestContribute(t *testing.T) {
+	root := newRoot(t)
+	runtimetest.Plug(t, root, Plugin, nil)
+	var reg *Registry
+	var prompts *Prompt
+	runtimetest.Plug(t, root, runtime.Func("host", func(ctx *runtime.Context) (err error) {
+		if reg, err = Tools.Get(ctx); err != nil {
+			return err
+		}
+		prompts, err = Prompts.Get(ctx)
+		return err
+	}, runtime.Inject(Tools, Prompts)), nil)
+	echo := Tool{Name: "echo", Execute: func(context.Context, *Call) (any, error) { return "hi", nil }}
+	f := runtimetest.Plug(t, root, runtime.Func("echoes", func(ctx *runtime.Context) error {
+		return Contribute(ctx, []Tool{echo}, []Section{{Name: "tool:echo", Order: 1, Text: "Use echo."}})
+	}, runtime.Inject(Tools, Prompts)), nil)
+	if defs := reg.Definitions(); len(defs) != 1 || defs[0].Name != "echo" || prompts.Assemble() != "Use echo." {
+		t.Fatalf("contributed: %v, prompt %q", defs, prompts.Assemble())
+	}
+	f.Dispose()
+	if defs := reg.Definitions(); len(defs) != 0 || prompts.Assemble() != "" {
+		t.Errorf("after disposal: %v, prompt %q", defs, prompts.Assemble())
+	}
+}

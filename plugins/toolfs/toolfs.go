@@ -50,35 +50,16 @@ const (
 )
 
 func apply(ctx *runtime.Context, cfg Config) error {
-	tools, err := registry.Tools.Get(ctx)
+	defs, err := newToolset(ctx, cfg).definitions()
 	if err != nil {
 		return err
 	}
-	prompts, err := registry.Prompts.Get(ctx)
-	if err != nil {
-		return err
-	}
-	t := newToolset(ctx, cfg)
-	defs, err := t.definitions()
-	if err != nil {
-		return err
-	}
-	for _, d := range defs {
-		if err := tools.Register(ctx, d); err != nil {
-			return err
-		}
-	}
-	for _, s := range []registry.Section{
+	return registry.Contribute(ctx, defs, []registry.Section{
 		{Name: "tool:list", Order: 99, Text: listGuidance},
 		{Name: "tool:read", Order: 100, Text: readGuidance},
 		{Name: "tool:write", Order: 101, Text: writeGuidance},
 		{Name: "tool:edit", Order: 102, Text: editGuidance},
-	} {
-		if err := prompts.Add(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // definitions builds the four tools, in the order the model sees them.

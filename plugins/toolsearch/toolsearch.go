@@ -54,32 +54,14 @@ const (
 )
 
 func apply(ctx *runtime.Context, cfg Config) error {
-	tools, err := registry.Tools.Get(ctx)
-	if err != nil {
-		return err
-	}
-	prompts, err := registry.Prompts.Get(ctx)
-	if err != nil {
-		return err
-	}
 	defs, err := (&toolset{rt: ctx, cfg: cfg}).definitions()
 	if err != nil {
 		return err
 	}
-	for _, d := range defs {
-		if err := tools.Register(ctx, d); err != nil {
-			return err
-		}
-	}
-	for _, s := range []registry.Section{
+	return registry.Contribute(ctx, defs, []registry.Section{
 		{Name: "tool:glob", Order: 103, Text: globGuidance},
 		{Name: "tool:grep", Order: 104, Text: grepGuidance},
-	} {
-		if err := prompts.Add(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }
 
 // definitions builds the two tools, in the order the model sees them. Both
