@@ -601,3 +601,20 @@ func TestChangedEvent(t *testing.T) {
 		t.Fatalf("changes = %v", got)
 	}
 }
+
+// A 100,000-digit number is quoted clipped (fs.Clip) in the invalid
+// arguments text, not whole.
+func TestArgsErrorClipsValue(t *testing.T) {
+	root, r := newRegistry(t, Config{})
+	mustRegister(t, root, r, mustDefine(t, "count", func(_ context.Context, _ *Call, a counted) (int, error) { return a.N, nil }, nil))
+	digits := "1" + strings.Repeat("0", 99999)
+	res := r.Execute(context.Background(), &Call{ID: "1", Tool: "count", Args: json.RawMessage(`{"n":` + digits + `}`)})
+	shown := "number " + digits
+	want := `invalid arguments: "n": cannot use ` + shown[:1024] + "…(98983 bytes more) as int"
+	if res.Error == nil || res.Error.Message != want || res.Error.Code != CodeInvalidArgs {
+		t.Fatalf("error %.200q…, want %.200q…", res.Error, want)
+	}
+	if len(res.Text) >= 2048 {
+		t.Fatalf("error text is %d bytes", len(res.Text))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,26 @@ func TestAborted(t *testing.T) {
 	err := Aborted("read", context.Canceled)
 	if err.Message != "read aborted" || err.Code != CodeAborted || !errors.Is(err, context.Canceled) || !errors.Is(err, ErrAborted) {
 		t.Errorf("Aborted = %#v", err)
+	}
+}
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", 1024)
+	tests := []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"short", "src/a.go", "src/a.go"},
+		{"at the limit", long, long},
+		{"one over", long + "b", long + "…(1 bytes more)"},
+		{"80 KB", strings.Repeat("d/", 40960), strings.Repeat("d/", 512) + "…(80896 bytes more)"},
+		// "é" is two bytes; one straddling byte 1024 is cut before it.
+		{"at a rune boundary", strings.Repeat("a", 1023) + "éz", strings.Repeat("a", 1023) + "…(3 bytes more)"},
+		{"invalid UTF-8", strings.Repeat("\x80", 2000), strings.Repeat("\x80", 1021) + "…(979 bytes more)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Clip(tt.in); got != tt.want {
+				t.Fatalf("Clip = %q (%d bytes), want %q", got, len(got), tt.want)
+			}
+		})
 	}
 }

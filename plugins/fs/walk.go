@@ -163,18 +163,18 @@ func (e *seamEntry) Open(ctx context.Context) (io.ReadCloser, error) {
 // NotFound is the failure of an operation on a path that does not exist:
 // `cannot <verb> "<path>": not found` (CodeNotFound).
 func NotFound(verb, path string) *Error {
-	return &Error{Code: CodeNotFound, Message: "cannot " + verb + ` "` + path + `": not found`}
+	return &Error{Code: CodeNotFound, Message: "cannot " + verb + ` "` + Clip(path) + `": not found`}
 }
 
 // NotRegularFile is the failure of a file operation on a directory or a
 // special file: `cannot <verb> "<path>": not a regular file`
 // (CodeNotRegularFile).
 func NotRegularFile(verb, path string) *Error {
-	return &Error{Code: CodeNotRegularFile, Message: "cannot " + verb + ` "` + path + `": not a regular file`}
+	return &Error{Code: CodeNotRegularFile, Message: "cannot " + verb + ` "` + Clip(path) + `": not a regular file`}
 }
 
 // NotDirectory is the failure of a directory operation on something else:
 // `cannot <verb> "<path>": not a directory` (CodeNotDirectory).
 func NotDirectory(verb, path string) *Error {
-	return &Error{Code: CodeNotDirectory, Message: "cannot " + verb + ` "` + path + `": not a directory`}
+	return &Error{Code: CodeNotDirectory, Message: "cannot " + verb + ` "` + Clip(path) + `": not a directory`}
 }

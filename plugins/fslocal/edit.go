@@ -112,11 +112,11 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 func matchError(path string, n int, replaceAll bool) *fs.Error {
 	switch {
 	case n == 0:
-		return fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, path)
+		return fs.Errorf(fs.CodeEditNotFound, `old_string was not found in "%s"`, fs.Clip(path))
 	case n > 1 && !replaceAll:
 		return fs.Errorf(fs.CodeAmbiguousEdit,
 			`old_string matched %d times in "%s"; provide a more specific old_string or set replace_all to true`,
-			n, path)
+			n, fs.Clip(path))
 	}
 	return nil
 }

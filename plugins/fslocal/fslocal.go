@@ -132,7 +132,7 @@ func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, pl
 	display := f.displayPath(path, cwd)
 	if strings.IndexByte(display, 0) >= 0 {
 		return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
-			Message: `cannot ` + verb + ` "` + strings.ReplaceAll(display, "\x00", `\x00`) + `": path contains a NUL byte`}
+			Message: `cannot ` + verb + ` "` + fs.Clip(strings.ReplaceAll(display, "\x00", `\x00`)) + `": path contains a NUL byte`}
 	}
 	r, rel, err := f.rootOf(display)
 	if err != nil {
@@ -145,7 +145,7 @@ func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, pl
 			return fs.Target{}, placement{}, fs.Aborted(verb, ctx.Err())
 		case errors.Is(err, syscall.ENOTDIR):
 			return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeNotFound, Err: err,
-				Message: `cannot ` + verb + ` "` + display + `": a parent path segment is not a directory`}
+				Message: `cannot ` + verb + ` "` + fs.Clip(display) + `": a parent path segment is not a directory`}
 		}
 		return fs.Target{}, placement{}, osError(verb, display, r.refuse(err))
 	}
@@ -332,5 +332,5 @@ func osError(verb, path string, err error) *fs.Error {
 	if errors.Is(err, os.ErrPermission) {
 		code = fs.CodePermission
 	}
-	return &fs.Error{Code: code, Message: "cannot " + verb + ` "` + path + `": ` + reason, Err: err}
+	return &fs.Error{Code: code, Message: "cannot " + verb + ` "` + fs.Clip(path) + `": ` + reason, Err: err}
 }

@@ -84,7 +84,7 @@ func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offs
 	start := textStart + offset
 	if offset < 0 || start > st.Size {
 		file.Close()
-		return nil, fs.Errorf(fs.CodeIO, `cannot read "%s": offset %d is outside the text`, t.Path, offset)
+		return nil, fs.Errorf(fs.CodeIO, `cannot read "%s": offset %d is outside the text`, fs.Clip(t.Path), offset)
 	}
 	if _, err := file.Seek(start, io.SeekStart); err != nil {
 		file.Close()
@@ -100,7 +100,7 @@ func (f *FS) openVersion(t fs.Target, v fs.Version) (*os.File, *confine.Stat, in
 	file, st, err := f.openRegular("read", t)
 	if err != nil {
 		if fs.CodeOf(err) == fs.CodeNotFound {
-			return nil, nil, 0, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, t.Path)
+			return nil, nil, 0, fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file no longer exists`, fs.Clip(t.Path))
 		}
 		return nil, nil, 0, err
 	}
@@ -121,7 +121,7 @@ func (f *FS) openVersion(t fs.Target, v fs.Version) (*os.File, *confine.Stat, in
 }
 
 func changed(path string) *fs.Error {
-	return fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file changed since it was read`, path)
+	return fs.Errorf(fs.CodeStaleVersion, `cannot read "%s": file changed since it was read`, fs.Clip(path))
 }
 
 // openRegular opens the file at t for reading once it is known to be a
@@ -193,11 +193,11 @@ func unsafeString(b []byte) string {
 }
 
 func binaryFile(verb, path string) *fs.Error {
-	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": binary file`, verb, path)
+	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": binary file`, verb, fs.Clip(path))
 }
 
 func invalidText(verb, path string) *fs.Error {
-	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": invalid UTF-8 text`, verb, path)
+	return fs.Errorf(fs.CodeNotText, `cannot %s "%s": invalid UTF-8 text`, verb, fs.Clip(path))
 }
 
 // sniff fails with "binary file" when the part of the binary-sniff window

@@ -92,7 +92,7 @@ func (r *root) denied(verb, path string, cause error) *fs.Error {
 	if cause == errReadOnly {
 		reason = noun + ` "` + r.dir.Name() + `" is read-only`
 	}
-	return &fs.Error{Code: fs.CodeSandboxDenied, Message: "cannot " + verb + ` "` + path + `": ` + reason, Err: cause}
+	return &fs.Error{Code: fs.CodeSandboxDenied, Message: "cannot " + verb + ` "` + fs.Clip(path) + `": ` + reason, Err: cause}
 }
 
 var errReadOnly = errors.New("read-only root")

@@ -57,14 +57,14 @@ func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent 
 		switch {
 		case intent.Kind == fs.CreateIfAbsent:
 			if exists {
-				return nil, fs.Errorf(fs.CodeNotObserved, `cannot overwrite existing "%s" without reading it first`, t.Path)
+				return nil, fs.Errorf(fs.CodeNotObserved, `cannot overwrite existing "%s" without reading it first`, fs.Clip(t.Path))
 			}
 		case intent.Kind == fs.ReplaceIfVersion && !exists:
-			return nil, fs.Errorf(fs.CodeStaleVersion, `cannot write "%s": file no longer exists`, t.Path)
+			return nil, fs.Errorf(fs.CodeStaleVersion, `cannot write "%s": file no longer exists`, fs.Clip(t.Path))
 		case intent.Kind == fs.ReplaceIfVersion && versionOf(&st) != intent.Version:
 			return nil, stale("write", t.Path)
 		case intent.Kind != fs.ReplaceIfVersion:
-			return nil, fs.Errorf(fs.CodeIO, `cannot write "%s": unknown write intent %d`, t.Path, intent.Kind)
+			return nil, fs.Errorf(fs.CodeIO, `cannot write "%s": unknown write intent %d`, fs.Clip(t.Path), intent.Kind)
 		}
 	}
 
@@ -149,7 +149,7 @@ func lf(s string) string {
 }
 
 func stale(verb, path string) *fs.Error {
-	return fs.Errorf(fs.CodeStaleVersion, `cannot %s "%s": file changed since it was read`, verb, path)
+	return fs.Errorf(fs.CodeStaleVersion, `cannot %s "%s": file changed since it was read`, verb, fs.Clip(path))
 }
 
 // postVersion is the version after a mutation, from a fresh stat, or the

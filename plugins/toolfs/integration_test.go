@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -857,4 +858,22 @@ func TestFollowsTheProvider(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("read after the provider came back: %q", r.Text)
 	}
+}
+
+// An 80 KB path is quoted clipped (fs.Clip): its first 1024 bytes and how
+// many were left out, not 80 KB of error text; a 100,000-digit number too.
+func TestLongPathClipped(t *testing.T) {
+	e := setup(t, options{})
+	huge := strings.Repeat("n", 80*1024)
+	d := e.path(huge)
+	want := `Error: cannot resolve "` + d[:1024] + "…(" + strconv.Itoa(len(d)-1024) + ` bytes more)": file name too long`
+	r := e.call(nil, "read", args{"file_path": huge})
+	wantError(t, r, want, fs.CodeIO)
+	if len(r.Text) >= 2048 {
+		t.Fatalf("error text is %d bytes", len(r.Text))
+	}
+	// So is a 100,000-digit limit in the invalid arguments text.
+	shown := "number 1" + strings.Repeat("0", 99999)
+	r = e.call(nil, "read", args{"file_path": "a.txt", "limit": json.Number(shown[len("number "):])})
+	wantError(t, r, `Error: invalid arguments: "limit": cannot use `+shown[:1024]+"…(98983 bytes more) as float64", registry.CodeInvalidArgs)
 }

@@ -89,5 +89,5 @@ func hasParentSegment(p string) bool {
 	return false
 }
 
-// quoted puts a path in double quotes verbatim, as every message does.
-func quoted(path string) string { return `"` + path + `"` }
+// quoted puts a path in double quotes, clipped by fs.Clip, as every message does.
+func quoted(path string) string { return `"` + fs.Clip(path) + `"` }

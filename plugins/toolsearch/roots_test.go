@@ -103,6 +103,9 @@ func TestUnreachableRoot(t *testing.T) {
 		e.symlink(t, "loop1", "loop2")
 		loop := fmt.Sprintf("Too many levels of symbolic links (os error %d)", int(syscall.ELOOP))
 		long := strings.Repeat("n", 300)
+		// An 80 KB name is quoted clipped (fs.Clip), both times.
+		huge := strings.Repeat("n", 80*1024)
+		clipped := huge[:1024] + "…(80896 bytes more)"
 		check(t, e, p, []row{
 			{name: "glob symlink loop", tool: "glob", args: args{"pattern": "*", "path": "loop1"},
 				want: "Error: glob search failed (exit 2): rg: loop1: IO error for operation on loop1: " + loop, code: toolsearch.CodeFailed},
@@ -110,6 +113,9 @@ func TestUnreachableRoot(t *testing.T) {
 				want: "Error: grep search failed (exit 2): rg: loop1: IO error for operation on loop1: " + loop, code: toolsearch.CodeFailed},
 			{name: "grep name too long", tool: "grep", args: args{"pattern": "x", "path": long},
 				want: "Error: grep search failed (exit 2): rg: " + long + ": IO error for operation on " + long + ": " +
+					fmt.Sprintf("File name too long (os error %d)", int(syscall.ENAMETOOLONG)), code: toolsearch.CodeFailed},
+			{name: "grep 80 KB name", tool: "grep", args: args{"pattern": "x", "path": huge},
+				want: "Error: grep search failed (exit 2): rg: " + clipped + ": IO error for operation on " + clipped + ": " +
 					fmt.Sprintf("File name too long (os error %d)", int(syscall.ENAMETOOLONG)), code: toolsearch.CodeFailed},
 		})
 	})

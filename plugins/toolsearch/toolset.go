@@ -90,7 +90,7 @@ func osErrorText(errno syscall.Errno) string {
 // missing is rg's failure for a root it cannot open, naming the root as
 // the model gave it.
 func (s *scope) missing(tool string, cause error, reason string) error {
-	p := s.spelled
+	p := fs.Clip(s.spelled)
 	if p == "" {
 		p = "."
 	}

@@ -7,6 +7,8 @@ package ignore
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/gordis-run/gordis/plugins/fs"
 )
 
 // GlobError is a glob ripgrep's parser refuses. Glob is the line as given,
@@ -14,7 +16,7 @@ import (
 type GlobError struct{ Glob, Reason string }
 
 func (e *GlobError) Error() string {
-	return "error parsing glob '" + e.Glob + "': " + e.Reason
+	return "error parsing glob '" + fs.Clip(e.Glob) + "': " + e.Reason
 }
 
 // The reasons ripgrep 14.1.1 gives.
