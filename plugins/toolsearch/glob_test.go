@@ -84,6 +84,9 @@ func TestGlobSelection(t *testing.T) {
 				want: "Error: glob pattern rejected by ripgrep: rg: error parsing glob '*.{ts': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)", code: toolsearch.CodeInvalidPattern},
 			{name: "S-032 checked before the root", tool: "glob", args: args{"pattern": "[", "path": "nope"},
 				want: "Error: glob pattern rejected by ripgrep: rg: error parsing glob '[': unclosed character class; missing ']'", code: toolsearch.CodeInvalidPattern},
+			{name: "S-032 an 80 KB glob is quoted clipped", tool: "glob", args: args{"pattern": "*.{" + strings.Repeat("a", 80*1024-3)},
+				want: "Error: glob pattern rejected by ripgrep: rg: error parsing glob '*.{" + strings.Repeat("a", 1021) +
+					"…(80896 bytes more)': unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)", code: toolsearch.CodeInvalidPattern},
 		})
 		// S-029: the empty value.
 		r := e.call("glob", args{"pattern": "*.zzz"})
