@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gordis-run/gordis/internal/clip"
 	"github.com/gordis-run/gordis/internal/schema"
-	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/runtime"
 )
 
@@ -74,7 +74,7 @@ func argsError(err error) *ArgsError {
 	case errors.As(err, &ve):
 		return &ArgsError{Violations: ve.Violations}
 	case errors.As(err, &te) && te.Field != "":
-		return &ArgsError{Violations: []string{fmt.Sprintf("%q: cannot use %s as %v", te.Field, fs.Clip(te.Value), te.Type)}}
+		return &ArgsError{Violations: []string{fmt.Sprintf("%q: cannot use %s as %v", te.Field, clip.String(te.Value), te.Type)}}
 	}
 	return &ArgsError{Violations: []string{err.Error()}}
 }

@@ -3,10 +3,10 @@ package fs
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/gordis-run/gordis/internal/clip"
 )
 
 // The stable error codes. They are part of the model-facing contract: a tool
@@ -90,25 +90,13 @@ func Aborted(verb string, cause error) *Error {
 	return &Error{Code: CodeAborted, Message: verb + " aborted", Err: cause}
 }
 
-// clipLimit is the most bytes of caller input an error message quotes,
-// far above any real path or pattern.
-const clipLimit = 1024
-
 // Clip bounds caller input (a path, a pattern, a value) that a
 // model-facing error message quotes, so that an 80 KB path does not make
 // an 80 KB message: s unchanged up to 1024 bytes, else its first 1024
 // bytes, cut back to a UTF-8 boundary, followed by "…(N bytes more)" with
 // N the bytes left out in decimal digits, e.g. "…(80896 bytes more)".
-func Clip(s string) string {
-	if len(s) <= clipLimit {
-		return s
-	}
-	n := clipLimit
-	for i := 1; i < utf8.UTFMax && !utf8.RuneStart(s[n]); i++ {
-		n--
-	}
-	return s[:n] + "…(" + strconv.Itoa(len(s)-n) + " bytes more)"
-}
+// Providers build their messages with it, as the seam's own do.
+func Clip(s string) string { return clip.String(s) }
 
 // Blank reports whether path is empty once trimmed the way JavaScript's
 // String.prototype.trim trims (the upstream contract's "non-empty string"

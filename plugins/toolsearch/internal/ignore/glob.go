@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/gordis-run/gordis/plugins/fs"
+	"github.com/gordis-run/gordis/internal/clip"
 )
 
 // GlobError is a glob ripgrep's parser refuses. Glob is the line as given,
@@ -16,7 +16,7 @@ import (
 type GlobError struct{ Glob, Reason string }
 
 func (e *GlobError) Error() string {
-	return "error parsing glob '" + fs.Clip(e.Glob) + "': " + e.Reason
+	return "error parsing glob '" + clip.String(e.Glob) + "': " + e.Reason
 }
 
 // The reasons ripgrep 14.1.1 gives.
