@@ -62,7 +62,9 @@ func TestTimeout(t *testing.T) {
 	const aborted = "Error: %s was aborted before completion (tool timeout or caller cancellation)"
 	both(t, func(t *testing.T, p provider) {
 		e := setup(t, options{provider: p, config: toolsearch.Config{TimeoutMs: 1}})
-		wideTree(t, e, 500)
+		// Large enough that neither walk can finish within the
+		// millisecond: fslocal's globbed 500 files in less.
+		wideTree(t, e, 3000)
 		want(t, e.call("grep", args{"pattern": `line \d+7$`}), fmt.Sprintf(aborted, "grep"), toolsearch.CodeAborted)
 		want(t, e.call("glob", args{"pattern": "*.go"}), fmt.Sprintf(aborted, "glob"), toolsearch.CodeAborted)
 	})
