@@ -12,16 +12,7 @@ import (
 // What a Root refuses for leading out of it, a Host follows: the same
 // names, through the same links, resolve to the file outside.
 func TestRootRefusesWhatHostFollows(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
-	for _, dir := range []string{ws, out} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws, out := siblings(t, "ws", "out")
 	secret := filepath.Join(out, "secret.txt")
 	if err := os.WriteFile(secret, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

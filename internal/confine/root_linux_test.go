@@ -16,16 +16,7 @@ import (
 // (the resolver's) and the os.Root that the other operations go through
 // must be one directory, whichever the opening met.
 func TestOpenRootSwapped(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, other := filepath.Join(base, "ws"), filepath.Join(base, "other")
-	for _, dir := range []string{ws, other} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws, other := siblings(t, "ws", "other")
 	var stop atomic.Bool
 	swapper := make(chan struct{})
 	go func() {
@@ -63,16 +54,7 @@ func TestOpenRootSwapped(t *testing.T) {
 // Every method of a Root refuses a name that leaves it, by ".." or by a
 // link, and leaves the outside as it was.
 func TestRootMethodsRefuseEscapes(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
-	for _, dir := range []string{ws, out} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws, out := siblings(t, "ws", "out")
 	secret := filepath.Join(out, "secret.txt")
 	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)

@@ -30,3 +30,20 @@ func TestRootEscapeIsRecognised(t *testing.T) {
 		t.Errorf("a missing name is taken for an escape: %v", err)
 	}
 }
+
+// siblings makes two directories side by side in a fresh temporary
+// directory and returns their real paths.
+func siblings(t *testing.T, a, b string) (string, string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b = filepath.Join(base, a), filepath.Join(base, b)
+	for _, dir := range []string{a, b} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b
+}
