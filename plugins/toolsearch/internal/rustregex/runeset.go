@@ -88,11 +88,6 @@ func (s runeSet) intersect(t runeSet) runeSet { return s.negate().union(t.negate
 func (s runeSet) minus(t runeSet) runeSet     { return s.intersect(t.negate()) }
 func (s runeSet) symdiff(t runeSet) runeSet   { return s.minus(t).union(t.minus(s)) }
 
-func (s runeSet) contains(r rune) bool {
-	i := sort.Search(len(s)/2, func(i int) bool { return s[2*i+1] >= r })
-	return i < len(s)/2 && s[2*i] <= r
-}
-
 // single reports whether s holds exactly the one code point r.
 func (s runeSet) single(r rune) bool { return len(s) == 2 && s[0] == r && s[1] == r }
 
