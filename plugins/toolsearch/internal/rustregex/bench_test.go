@@ -1,6 +1,8 @@
 package rustregex
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -158,5 +160,46 @@ func BenchmarkFindLineNoLiteral(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkNeedle looks for a literal that ends each 1 MiB text, beside
+// bytes.Index: in Go source, in numbered lines padded with the letters a
+// to j (the 1 GiB file of the tools' benchmark; "func main"'s first byte
+// is on every line, its 'm' on none), and in lines where every byte of
+// "needle" is common.
+func BenchmarkNeedle(b *testing.B) {
+	numbered := func(n int) string {
+		var s strings.Builder
+		for i := 0; s.Len() < n; i++ {
+			fmt.Fprintf(&s, "line %012d abcdefghijabcdefghijabcdefghijabcdefghijabcde\n", i)
+		}
+		return s.String()
+	}
+	for _, bc := range []struct{ name, text, lit string }{
+		{"source", benchSource(1 << 20), "func main"},
+		{"numbered", numbered(1<<20) + "func main\n", "func main"},
+		{"dense", strings.Repeat("the quick brown fox jumps over the lazy dog 0123456789\n", (1<<20)/55) + "a needle\n", "needle"},
+	} {
+		text := []byte(bc.text)
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			l := newNeedle([]byte(bc.lit), false)
+			for b.Loop() {
+				s := l.search()
+				if s.index(text, 0) < 0 {
+					b.Fatal("no match")
+				}
+			}
+		})
+		b.Run(bc.name+"/bytes.Index", func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if !bytes.Contains(text, []byte(bc.lit)) {
+					b.Fatal("no match")
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,7 +105,7 @@ func TestFindLineSkims(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m.lit != nil || m.hits == nil || m.fromHit != c.fromHit {
-			t.Errorf("Compile(%q): literal %q, bytes %v, from the first %v; want bytes, from the first %v", c.pattern, m.lit, m.hits != nil, m.fromHit, c.fromHit)
+			t.Errorf("Compile(%q): literal %v, bytes %v, from the first %v; want bytes, from the first %v", c.pattern, m.lit, m.hits != nil, m.fromHit, c.fromHit)
 		}
 	}
 	for p, want := range map[string]bool{`\d`: true, `\w+`: true, `[0-9]{1,3}`: true, `\d{2}`: false, `[A-Z]{3}\d`: false, `(\w)`: true} {
@@ -169,4 +170,46 @@ func sortedBytes(s string) string {
 	b := []byte(s)
 	slices.Sort(b)
 	return string(b)
+}
+
+// TestNeedleMovesToARareByte: "func main" ranks 'f' rarest, but in the
+// first text 'f' starts every word; the search must move to 'm', which the
+// text does not hold, and still find the one match at the end. Where every
+// candidate is common (the second text), it leaves the search to
+// bytes.Index, and the next search over a text with a rare candidate (the
+// third) moves back to it.
+func TestNeedleMovesToARareByte(t *testing.T) {
+	const indexMode = 0
+	dense := strings.Repeat("func mai, ", 2000)
+	for _, c := range []struct {
+		lit  string
+		fold bool
+		// texts are searched in turn by one needle; want is the byte the
+		// last search ends on.
+		texts []string
+		want  byte
+	}{
+		{"func main", false, []string{strings.Repeat("if of fun func ", 3000)}, 'm'},
+		{"func main", true, []string{strings.Repeat("IF OF FUN FUNC ", 3000)}, 'm'},
+		{"func main", false, []string{dense}, indexMode},
+		{"func main", false, []string{dense, strings.Repeat("if of fun func ", 6000)}, 'm'},
+		{"func main", true, []string{dense}, 'f'},
+	} {
+		l := newNeedle([]byte(c.lit), c.fold)
+		var s needleSearch
+		for _, text := range c.texts {
+			text += "func main"
+			s = l.search()
+			if got, want := s.index([]byte(text), 0), len(text)-len(c.lit); got != want {
+				t.Errorf("index of %q (fold %v) = %d, want %d", c.lit, c.fold, got, want)
+			}
+		}
+		got := byte(indexMode)
+		if s.k >= 0 {
+			got = l.b[s.k]
+		}
+		if got != c.want {
+			t.Errorf("search for %q (fold %v) over %d texts ended looking for %q, want %q", c.lit, c.fold, len(c.texts), got, c.want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,15 +46,35 @@ func FuzzCompile(f *testing.F) {
 	})
 }
 
-func FuzzIndexFold(f *testing.F) {
-	f.Add([]byte("an ERROR, an Error"), "error")
-	f.Fuzz(func(t *testing.T, text []byte, lit string) {
-		if lit == "" || !isASCII(lit) {
+// FuzzNeedle checks the needle search, from growing offsets as scan
+// calls it, against bytes.Index: case-sensitive for any literal, and
+// ignoring ASCII case for an ASCII one.
+func FuzzNeedle(f *testing.F) {
+	f.Add([]byte("an ERROR, an Error"), "error", false)
+	f.Add([]byte("if of fun func main"), "func main", false)
+	f.Add([]byte("abcdefghijABCDEFGHIJ"), "FGHIJ", true)
+	f.Fuzz(func(t *testing.T, text []byte, lit string, fold bool) {
+		if lit == "" || fold && !isASCII(lit) {
 			return
 		}
-		lower := bytes.ToLower([]byte(lit))
-		if got, want := indexFold(text, lower), bytes.Index(asciiLower(text), lower); got != want {
-			t.Fatalf("indexFold(%q, %q) = %d, want %d", text, lower, got, want)
+		ref := text
+		if fold {
+			lit = strings.ToLower(lit)
+			ref = asciiLower(text)
+		}
+		s := newNeedle([]byte(lit), fold).search()
+		for pos := 0; pos <= len(text); {
+			got, want := s.index(text, pos), bytes.Index(ref[pos:], []byte(lit))
+			if want >= 0 {
+				want += pos
+			}
+			if got != want {
+				t.Fatalf("index(%q, %d) of %q (fold %v) = %d, want %d", text, pos, lit, fold, got, want)
+			}
+			if got < 0 {
+				break
+			}
+			pos = got + 1
 		}
 	})
 }

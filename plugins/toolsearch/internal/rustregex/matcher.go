@@ -17,8 +17,7 @@ type Matcher struct {
 
 	// A literal that every match contains, searched for before the regexp
 	// runs. exact means a line holds a match exactly when it holds lit.
-	lit   []byte
-	fold  bool // lit is lower-case ASCII compared without case
+	lit   *needle
 	exact bool
 
 	// Without a literal, bytes one of which every match holds: the bytes
@@ -110,7 +109,8 @@ func goError(pattern string, err error) *SyntaxError {
 // may contain '\r') holds a match.
 func (m *Matcher) Match(line []byte) bool {
 	if m.exact {
-		return m.index(line) >= 0
+		s := m.lit.search()
+		return s.index(line, 0) >= 0
 	}
 	return m.re.Match(line)
 }
@@ -235,12 +235,12 @@ func (m *Matcher) bisect(text []byte, lo, hi int) (int, int) {
 
 // scan finds the literal, then checks the line around each hit.
 func (m *Matcher) scan(text []byte) (int, int) {
+	s := m.lit.search()
 	for pos := 0; pos <= len(text); {
-		i := m.index(text[pos:])
-		if i < 0 {
+		hit := s.index(text, pos)
+		if hit < 0 {
 			return -1, -1
 		}
-		hit := pos + i
 		start := bytes.LastIndexByte(text[:hit], '\n') + 1
 		end := bytes.IndexByte(text[hit:], '\n')
 		if end < 0 {
@@ -254,81 +254,6 @@ func (m *Matcher) scan(text []byte) (int, int) {
 		pos = end + 1
 	}
 	return -1, -1
-}
-
-func (m *Matcher) index(text []byte) int {
-	if !m.fold {
-		return bytes.Index(text, m.lit)
-	}
-	return indexFold(text, m.lit)
-}
-
-// indexFold is bytes.Index ignoring ASCII case; lit is lower case. It
-// looks for both cases of lit's rarest byte, then compares around it.
-func indexFold(text, lit []byte) int {
-	k := rarest(lit)
-	lo, up := lit[k], lit[k]
-	if lo >= 'a' && lo <= 'z' {
-		up = lo - 'a' + 'A'
-	}
-	nextLo, nextUp := -2, -2 // -2: not searched yet, -1: none left
-	for pos := k; pos+len(lit)-k <= len(text); {
-		if nextLo != -1 && nextLo < pos {
-			nextLo = indexByteFrom(text, lo, pos)
-		}
-		if up != lo && nextUp != -1 && nextUp < pos {
-			nextUp = indexByteFrom(text, up, pos)
-		}
-		c := nextLo
-		if up != lo && (c < 0 || nextUp >= 0 && nextUp < c) {
-			c = nextUp
-		}
-		if c < 0 || c+len(lit)-k > len(text) {
-			return -1
-		}
-		if equalFold(text[c-k:c-k+len(lit)], lit) {
-			return c - k
-		}
-		pos = c + 1
-	}
-	return -1
-}
-
-// rarest is the offset in lit of the byte least likely in source text, by
-// a rough ranking of lower-case letters from common to rare; other bytes
-// count as rare, except space.
-func rarest(lit []byte) int {
-	const common = " etaoinsrlcdumphfgbywvkxqjz"
-	best, bestRank := 0, -1
-	for i, c := range lit {
-		rank := len(common)
-		if j := strings.IndexByte(common, c); j >= 0 {
-			rank = j
-		}
-		if rank > bestRank {
-			best, bestRank = i, rank
-		}
-	}
-	return best
-}
-
-func indexByteFrom(text []byte, b byte, from int) int {
-	if i := bytes.IndexByte(text[from:], b); i >= 0 {
-		return from + i
-	}
-	return -1
-}
-
-func equalFold(s, lower []byte) bool {
-	for i, c := range s {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // chooseLiteral picks the longest literal every match must contain: a
@@ -356,10 +281,10 @@ func (m *Matcher) chooseLiteral(tree *syntax.Regexp) {
 	whole := tree.Op == syntax.OpLiteral
 	switch {
 	case len(best) > 0:
-		m.lit = []byte(string(best))
+		m.lit = newNeedle([]byte(string(best)), false)
 		m.exact = whole && tree.Flags&syntax.FoldCase == 0 && len(best) == len(tree.Rune)
 	case len(bestFold) > 1:
-		m.lit, m.fold = []byte(strings.ToLower(string(bestFold))), true
+		m.lit = newNeedle([]byte(strings.ToLower(string(bestFold))), true)
 		m.exact = whole && len(bestFold) == len(tree.Rune)
 	}
 }
