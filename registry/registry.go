@@ -119,8 +119,15 @@ type Traits struct {
 	// Destructive: a call may overwrite or remove existing data. It is
 	// meaningful only when ReadOnly is false.
 	Destructive bool
-	// Paths names the top-level arguments that hold filesystem paths.
+	// Paths names the top-level arguments that hold filesystem paths: a
+	// call changes no file but those they name. A mutating tool that names
+	// none may change any file, unless it claims NoFiles; a guard cannot
+	// tell which, and may refuse it.
 	Paths []string
+	// NoFiles: a call changes no files, though it may change other things
+	// (send a message, call a service). It is meaningful only when ReadOnly
+	// is false and Paths is empty.
+	NoFiles bool
 }
 
 // Definition is what a model request carries for one tool. Traits are not

@@ -8,8 +8,11 @@
 // its calls change anything (ReadOnly) and which arguments are paths
 // (Paths). So read and list pass untouched, write and edit are checked, and
 // a tool added later is covered as soon as it declares its traits. A
-// mutating tool that declares no path arguments is let through: the rule
-// cannot tell what it touches.
+// mutating tool that declares no path arguments and does not claim to
+// change no files (Traits.NoFiles) is refused: the rule cannot tell what it
+// touches. Tools imported over MCP are such tools until their path
+// arguments are declared (plugins/mcpclient's Config.Paths);
+// Config.AllowUnknownPaths lets them through instead.
 //
 // It is a policy for a cooperative model, not a security boundary. Keeping
 // the tools inside the workspace is the provider's job (fslocal confines
@@ -39,6 +42,9 @@ type Config struct {
 	// a slash matches from the workspace down: "config/prod" is that
 	// directory and everything in it.
 	Patterns []string `json:"patterns" jsonschema:"minItems=1"`
+	// AllowUnknownPaths lets through the calls of mutating tools that do
+	// not say which files they change, which are refused by default.
+	AllowUnknownPaths bool `json:"allowUnknownPaths,omitempty"`
 }
 
 // Plugin installs the rule, and a prompt section that states it, once the
@@ -46,8 +52,9 @@ type Config struct {
 var Plugin = runtime.Configured("protect", apply, runtime.Inject(fs.Service, registry.Prompts))
 
 type rule struct {
-	files    fs.FileSystem
-	patterns []string
+	files        fs.FileSystem
+	patterns     []string
+	allowUnknown bool // Config.AllowUnknownPaths
 }
 
 func apply(ctx *runtime.Context, cfg Config) error {
@@ -59,7 +66,7 @@ func apply(ctx *runtime.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	r := &rule{files: files}
+	r := &rule{files: files, allowUnknown: cfg.AllowUnknownPaths}
 	for _, p := range cfg.Patterns {
 		p = path.Clean(p)
 		if _, err := path.Match(p, ""); err != nil || p == "." || path.IsAbs(p) {
@@ -79,12 +86,19 @@ func apply(ctx *runtime.Context, cfg Config) error {
 	})
 }
 
-// check denies a mutating call one of whose path arguments is protected.
+// check denies a mutating call one of whose path arguments is protected,
+// and, unless allowUnknown, one whose tool does not say what it changes.
 // The path is resolved exactly as the file tools resolve it; what cannot be
 // resolved fails closed (the registry denies on a listener error).
 func (r *rule) check(req *registry.Request, next runtime.Next[registry.Decision]) (registry.Decision, error) {
 	if req.Traits.ReadOnly {
 		return next()
+	}
+	if len(req.Traits.Paths) == 0 && !req.Traits.NoFiles && !r.allowUnknown {
+		return registry.Decision{
+			Deny:   true,
+			Reason: fmt.Sprintf("cannot %s: the tool does not say which files it changes, so it could change a protected file", req.Call.Tool),
+		}, nil
 	}
 	ctx := req.Context()
 	for _, p := range req.Paths() {

@@ -235,3 +235,36 @@ func TestConfig(t *testing.T) {
 		})
 	}
 }
+
+// A mutating tool that does not say which files it changes is refused,
+// unless it claims to change none or AllowUnknownPaths is set.
+func TestUnknownPaths(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config protect.Config
+		traits registry.Traits
+		want   string
+	}{
+		{"claims nothing", config, registry.Traits{}, "Error: cannot run: the tool does not say which files it changes, so it could change a protected file"},
+		{"destructive", config, registry.Traits{Destructive: true}, "Error: cannot run: the tool does not say which files it changes, so it could change a protected file"},
+		{"no files", config, registry.Traits{NoFiles: true}, "ran"},
+		{"read-only", config, registry.Traits{ReadOnly: true}, "ran"},
+		{"allowed", protect.Config{Patterns: config.Patterns, AllowUnknownPaths: true}, registry.Traits{}, "ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStack(t)
+			s.plug(t, tc.config)
+			tool := registry.Tool{Name: "run", Traits: tc.traits, Execute: func(context.Context, *registry.Call) (any, error) { return "ran", nil }}
+			f, err := s.Root.Plugin(runtime.Func("run", func(ctx *runtime.Context) error { return s.Tools.Register(ctx, tool) }), nil)
+			if err == nil {
+				err = f.Wait()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := s.run("run", map[string]string{}); res.Text != tc.want {
+				t.Errorf("run = %q, want %q", res.Text, tc.want)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer closeLocal()
-	client, err := local.Root.Plugin(mcpclient.New("ext_", func() mcp.Transport {
+	client, err := local.Root.Plugin(mcpclient.New(mcpclient.Config{Prefix: "ext_"}, func() mcp.Transport {
 		serverT, clientT := mcp.NewInMemoryTransports()
 		if _, err := server.MCP().Connect(context.Background(), serverT, nil); err != nil {
 			log.Print(err)

@@ -10,6 +10,11 @@
 // stay registered and fail with MCP_UNAVAILABLE, and the plugin reconnects
 // with exponential backoff. Disposing the plugin closes the connection and
 // removes the tools. docs/mcp.md has the details.
+//
+// An imported tool's Traits come from the server's hints, and its path
+// arguments from Config.Paths: a server does not say which arguments are
+// paths, so without a declaration a guard such as examples/protect cannot
+// see what a mutating tool touches.
 package mcpclient
 
 import (
@@ -20,7 +25,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +41,8 @@ import (
 	"github.com/gordis-run/gordis/runtime"
 )
 
-// Config of the plugin: Prefix and exactly one of Command and URL.
+// Config of the plugin: Prefix and exactly one of Command and URL (neither
+// for New).
 type Config struct {
 	// Prefix is put before each remote tool's name, e.g. "ext_".
 	Prefix string `json:"prefix" jsonschema:"minLength=1"`
@@ -42,6 +51,12 @@ type Config struct {
 	Command []string `json:"command,omitempty"`
 	// URL is the endpoint of a server on the streamable HTTP transport.
 	URL string `json:"url,omitempty"`
+	// Paths declares, by remote tool name, the top-level arguments that
+	// hold filesystem paths (the tool's Traits.Paths), e.g. {"write_file":
+	// ["path"]}; an empty list declares that the tool changes no files
+	// (Traits.NoFiles). Each name must be a tool the server lists, and each
+	// argument a property of type string in its input schema.
+	Paths map[string][]string `json:"paths,omitempty"`
 }
 
 // Dialer returns a new transport to the server for each connection attempt
@@ -73,17 +88,20 @@ var Plugin = runtime.Configured("mcpclient", func(ctx *runtime.Context, cfg Conf
 	if err != nil {
 		return err
 	}
-	return start(ctx, cfg.Prefix, dial)
+	return start(ctx, cfg, dial)
 }, runtime.Inject(registry.Tools))
 
 // New is Plugin for a transport the host builds itself (in memory, or an
-// HTTP client with authentication).
-func New(prefix string, dial Dialer) runtime.Plugin {
+// HTTP client with authentication); cfg names no Command or URL.
+func New(cfg Config, dial Dialer) runtime.Plugin {
 	return runtime.Func("mcpclient", func(ctx *runtime.Context) error {
-		if prefix == "" {
+		switch {
+		case cfg.Prefix == "":
 			return errors.New("mcpclient: empty prefix")
+		case len(cfg.Command) > 0 || cfg.URL != "":
+			return errors.New("mcpclient: New dials itself; set no command or url")
 		}
-		return start(ctx, prefix, dial)
+		return start(ctx, cfg, dial)
 	}, runtime.Inject(registry.Tools))
 }
 
@@ -153,6 +171,7 @@ type client struct {
 	ctx     *runtime.Context
 	tools   *registry.Registry
 	prefix  string
+	paths   map[string][]string // Config.Paths
 	dial    Dialer
 	sdk     *mcp.Client
 	schemas *rawSchemas // the input schemas as the server sent them
@@ -176,7 +195,7 @@ type importedTool struct {
 	fiber *runtime.Fiber
 }
 
-func start(ctx *runtime.Context, prefix string, dial Dialer) error {
+func start(ctx *runtime.Context, cfg Config, dial Dialer) error {
 	tools, err := registry.Tools.Get(ctx)
 	if err != nil {
 		return err
@@ -184,9 +203,10 @@ func start(ctx *runtime.Context, prefix string, dial Dialer) error {
 	c := &client{
 		ctx:     ctx,
 		tools:   tools,
-		prefix:  prefix,
+		prefix:  cfg.Prefix,
+		paths:   cfg.Paths,
 		dial:    dial,
-		logger:  ctx.Logger().With("prefix", prefix),
+		logger:  ctx.Logger().With("prefix", cfg.Prefix),
 		schemas: newRawSchemas(),
 		remote:  map[string]*importedTool{},
 		resync:  make(chan struct{}, 1),
@@ -204,6 +224,11 @@ func start(ctx *runtime.Context, prefix string, dial Dialer) error {
 	first, err := c.connect(life)
 	if err != nil {
 		cancel()
+		return err
+	}
+	if err := c.declaredToolsListed(); err != nil {
+		cancel()
+		first.Close()
 		return err
 	}
 	_, err = ctx.Effect(func() (func() error, error) {
@@ -396,10 +421,74 @@ func (c *client) toolOf(remote *mcp.Tool) (t registry.Tool, fallback, err error)
 			Destructive: !readOnly && (a == nil || a.DestructiveHint == nil || *a.DestructiveHint),
 		},
 	}
+	if paths, ok := c.paths[remote.Name]; ok {
+		if err := stringArguments(params, paths); err != nil {
+			return t, nil, fmt.Errorf("mcpclient %s: tool %q: paths: %w", c.prefix, remote.Name, err)
+		}
+		if len(paths) == 0 {
+			t.Traits.NoFiles = true
+		} else {
+			t.Traits.Paths = paths
+		}
+	}
 	if readOnly {
 		t.ConcurrencySafe = func(json.RawMessage) bool { return true }
 	}
 	return t, fallback, nil
+}
+
+// declaredToolsListed checks, once the first listing is imported, that
+// Config.Paths names only tools the server has: a misspelt name would leave
+// the tool it meant without its paths.
+func (c *client) declaredToolsListed() error {
+	var unknown []string
+	for name := range c.paths {
+		if _, ok := c.remote[name]; !ok {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return fmt.Errorf("mcpclient %s: paths: the server has no tool %s (its tools: %s)",
+		c.prefix, strings.Join(unknown, ", "), listing(slices.Sorted(maps.Keys(c.remote))))
+}
+
+// stringArguments checks that each name is a property of type string in
+// the input schema params: the registry then hands a guard every declared
+// path the call carries, since a value of another type fails validation
+// before the guard runs.
+func stringArguments(params json.RawMessage, names []string) error {
+	var doc struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(params, &doc); err != nil {
+		return err
+	}
+	var strs []string
+	for name, p := range doc.Properties {
+		if p.Type == "string" {
+			strs = append(strs, name)
+		}
+	}
+	slices.Sort(strs)
+	for _, name := range names {
+		if !slices.Contains(strs, name) {
+			return fmt.Errorf("%q is not a string argument (its string arguments: %s)", name, listing(strs))
+		}
+	}
+	return nil
+}
+
+// listing is names joined for an error text, or "none".
+func listing(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // forward is the Execute of an imported tool.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -131,7 +132,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func TestImport(t *testing.T) {
 	r := newRemote(t)
 	l := newLocal(t)
-	l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, r.dial(t)), nil)
 	if got, want := l.names(), []string{"ext_edit", "ext_glob", "ext_grep", "ext_list", "ext_read", "ext_write"}; !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
@@ -160,7 +161,7 @@ func TestForward(t *testing.T) {
 	r := newRemote(t)
 	r.file(t, "notes.md", "status: draft\n")
 	l := newLocal(t)
-	l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, r.dial(t)), nil)
 
 	edit := `{"file_path":"notes.md","old_string":"draft","new_string":"reviewed"}`
 	want := r.d.Tools.Execute(t.Context(), &registry.Call{Tool: "edit", Args: json.RawMessage(edit)})
@@ -191,7 +192,7 @@ func TestForward(t *testing.T) {
 func TestFollowsListChanged(t *testing.T) {
 	r := newRemote(t)
 	l := newLocal(t)
-	l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, r.dial(t)), nil)
 	f, err := r.d.Root.Plugin(runtime.Func("counter", func(ctx *runtime.Context) error {
 		return r.d.Tools.Register(ctx, registry.Tool{
 			Name:    "count",
@@ -218,7 +219,7 @@ func TestFollowsListChanged(t *testing.T) {
 func TestDispose(t *testing.T) {
 	r := newRemote(t)
 	l := newLocal(t)
-	f := l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
+	f := l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, r.dial(t)), nil)
 	if err := f.Dispose(); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestReconnect(t *testing.T) {
 	r := newRemote(t)
 	r.file(t, "a.txt", "alpha\n")
 	l := newLocal(t)
-	l.plug(t, mcpclient.New("ext_", r.dial(t)), nil)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, r.dial(t)), nil)
 	var closed int
 	for ss := range r.server.MCP().Sessions() {
 		ss.Close()
@@ -345,7 +346,7 @@ func TestStdio(t *testing.T) {
 	t.Run("killed", func(t *testing.T) {
 		started := make(chan *exec.Cmd, 10)
 		l := newLocal(t)
-		l.plug(t, mcpclient.New("ext_", func() mcp.Transport {
+		l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, func() mcp.Transport {
 			cmd := exec.Command(bin, "--workspace", ws)
 			started <- cmd
 			return &mcp.CommandTransport{Command: cmd}
@@ -391,7 +392,7 @@ func TestUncompilableSchema(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("got %s", req.Params.Arguments)}}}, nil
 	})
 	l := newLocal(t)
-	l.plug(t, mcpclient.New("o_", func() mcp.Transport {
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "o_"}, func() mcp.Transport {
 		serverT, clientT := mcp.NewInMemoryTransports()
 		if _, err := server.Connect(context.Background(), serverT, nil); err != nil {
 			t.Error(err)
@@ -424,7 +425,7 @@ func TestDisposeCancelsReconnection(t *testing.T) {
 	attempting := make(chan struct{}, 10)
 	dialed := 0
 	inMemory := r.dial(t)
-	f := l.plug(t, mcpclient.New("ext_", func() mcp.Transport {
+	f := l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "ext_"}, func() mcp.Transport {
 		dialed++ // dials happen one at a time, on the connecting goroutine
 		if dialed == 1 {
 			return inMemory()
@@ -451,5 +452,132 @@ func TestDisposeCancelsReconnection(t *testing.T) {
 	}
 	if names := l.names(); len(names) != 0 {
 		t.Errorf("tools after dispose: %v", names)
+	}
+}
+
+// inMemory dials server over a fresh in-memory pair per attempt.
+func inMemory(t *testing.T, server *mcp.Server) mcpclient.Dialer {
+	return func() mcp.Transport {
+		serverT, clientT := mcp.NewInMemoryTransports()
+		if _, err := server.Connect(context.Background(), serverT, nil); err != nil {
+			t.Error(err)
+		}
+		return clientT
+	}
+}
+
+// hinted is a server whose tools differ only in their hints and schemas:
+// "note" has none, "peek" is read-only, "mkdir" additive, "put" takes a
+// path and a count, and "fetch" has a schema the registry cannot compile.
+func hinted() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "hinted", Version: "v1"}, nil)
+	no, yes := false, true
+	for _, tool := range []*mcp.Tool{
+		{Name: "note", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		{Name: "peek", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+		{Name: "mkdir", Annotations: &mcp.ToolAnnotations{DestructiveHint: &no}, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+		{Name: "put", Annotations: &mcp.ToolAnnotations{}, InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"count":{"type":"integer"},"to":{"type":["string","null"]}}}`)},
+		{Name: "fetch", InputSchema: json.RawMessage(`{"type":"object","properties":{"url":{"$ref":"https://example.invalid/url.json"}}}`)},
+	} {
+		server.AddTool(tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	}
+	return server
+}
+
+// TestTraits: the hints give ReadOnly and Destructive (absent hints mean
+// mutating and destructive, as the protocol's defaults say), and
+// Config.Paths gives Paths, or NoFiles for an empty list.
+func TestTraits(t *testing.T) {
+	l := newLocal(t)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "h_", Paths: map[string][]string{"put": {"path"}, "mkdir": {"path"}, "note": {}}}, inMemory(t, hinted())), nil)
+	want := map[string]registry.Traits{
+		"h_note":  {Destructive: true, NoFiles: true},
+		"h_peek":  {ReadOnly: true},
+		"h_mkdir": {Paths: []string{"path"}},
+		"h_put":   {Destructive: true, Paths: []string{"path"}},
+		"h_fetch": {Destructive: true},
+	}
+	defs := l.tools.Definitions()
+	if len(defs) != len(want) {
+		t.Fatalf("imported %v", l.names())
+	}
+	for _, def := range defs {
+		if w := want[def.Name]; !reflect.DeepEqual(def.Traits, w) {
+			t.Errorf("%s: traits %+v, want %+v", def.Name, def.Traits, w)
+		}
+	}
+}
+
+// TestPathsConfig: a declaration that names a tool the server lacks, or an
+// argument that is not a string, fails the plugin with the names it could
+// have used, and leaves no tool behind.
+func TestPathsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		paths map[string][]string
+		want  string
+	}{
+		{"unknown tools", map[string][]string{"put": {"path"}, "wirte": {"path"}, "Peek": {}},
+			`mcpclient h_: paths: the server has no tool "Peek", "wirte" (its tools: fetch, mkdir, note, peek, put)`},
+		{"not a string", map[string][]string{"put": {"path", "count"}},
+			`mcpclient h_: tool "put": paths: "count" is not a string argument (its string arguments: path)`},
+		{"string or null", map[string][]string{"put": {"to"}},
+			`mcpclient h_: tool "put": paths: "to" is not a string argument (its string arguments: path)`},
+		{"not an argument", map[string][]string{"mkdir": {"file_path"}},
+			`mcpclient h_: tool "mkdir": paths: "file_path" is not a string argument (its string arguments: path)`},
+		{"no usable schema", map[string][]string{"fetch": {"url"}},
+			`mcpclient h_: tool "fetch": paths: "url" is not a string argument (its string arguments: none)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLocal(t)
+			f, err := l.root.Plugin(mcpclient.New(mcpclient.Config{Prefix: "h_", Paths: tc.paths}, inMemory(t, hinted())), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Wait(); err == nil || err.Error() != tc.want {
+				t.Fatalf("Wait = %v\nwant %s", err, tc.want)
+			}
+			if names := l.names(); len(names) != 0 {
+				t.Errorf("tools after a failed start: %v", names)
+			}
+		})
+	}
+}
+
+// TestPathsFromJSON: the declaration comes from a JSON config as well.
+func TestPathsFromJSON(t *testing.T) {
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return hinted() }, nil))
+	t.Cleanup(srv.Close)
+	l := newLocal(t)
+	var config map[string]any
+	if err := json.Unmarshal([]byte(`{"prefix": "h_", "url": "`+srv.URL+`", "paths": {"put": ["path"], "note": []}}`), &config); err != nil {
+		t.Fatal(err)
+	}
+	l.plug(t, mcpclient.Plugin, config)
+	for _, def := range l.tools.Definitions() {
+		switch def.Name {
+		case "h_put":
+			if !slices.Equal(def.Traits.Paths, []string{"path"}) {
+				t.Errorf("h_put: paths %q", def.Traits.Paths)
+			}
+		case "h_note":
+			if !def.Traits.NoFiles {
+				t.Errorf("h_note: %+v, want NoFiles", def.Traits)
+			}
+		}
+	}
+}
+
+// TestNewRefusesDialConfig: New's transport comes from its Dialer only.
+func TestNewRefusesDialConfig(t *testing.T) {
+	l := newLocal(t)
+	f, err := l.root.Plugin(mcpclient.New(mcpclient.Config{Prefix: "h_", URL: "http://x"}, inMemory(t, hinted())), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Wait(); err == nil || err.Error() != "mcpclient: New dials itself; set no command or url" {
+		t.Fatalf("Wait = %v", err)
 	}
 }
