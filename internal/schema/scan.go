@@ -70,11 +70,15 @@ func (s *scanner) stringBody() (body []byte, n int, plain, ok bool) {
 
 // skipString consumes the string at s.i.
 func (s *scanner) skipString() bool {
-	if !s.valid {
-		_, _, _, ok := s.stringBody()
-		return ok
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return false
 	}
-	end := closingQuote(s.b, s.i+1)
+	var end int
+	if s.valid {
+		end = closingQuote(s.b, s.i+1)
+	} else {
+		end = checkedQuote(s.b, s.i+1)
+	}
 	if end < 0 {
 		return false
 	}
@@ -142,6 +146,54 @@ func closingQuote(b []byte, start int) int {
 		}
 		i = j + 1
 	}
+}
+
+// checkedQuote is closingQuote for a body not known to be valid: it
+// returns -1 also when the body holds a control character or an invalid
+// escape. Invalid UTF-8 is valid JSON (encoding/json decodes it as
+// U+FFFD), so, unlike unquote, it leaves non-ASCII bytes alone: it finds
+// the quote and the backslashes with bytes.IndexByte and tests the rest
+// for control characters eight bytes at a time, without a branch.
+func checkedQuote(b []byte, start int) int {
+	end := closingQuote(b, start)
+	if end < 0 || hasControl(b[start:end]) {
+		return -1
+	}
+	body := b[start:end]
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 {
+			return end
+		}
+		i += j
+		if i+1 < len(body) && shortEscapes[body[i+1]] != 0 {
+			i += 2
+			continue
+		}
+		_, size := unicodeEscape(body[i:])
+		if size == 0 {
+			return -1
+		}
+		i += size
+	}
+}
+
+// hasControl reports whether b holds a byte below 0x20. A borrow in the
+// subtraction starts only at such a byte, so the accumulated flags are
+// all clear exactly when there is none.
+func hasControl(b []byte) bool {
+	var flags uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		flags |= (x - lsb*0x20) &^ x
+	}
+	for _, c := range b[i:] {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return flags&msb != 0
 }
 
 // unquote decodes a string body from b[i:] up to its closing quote, as
@@ -405,7 +457,7 @@ func (s *scanner) skipComposite(depth int, closing byte, keyed bool) bool {
 			if s.peek() != '"' {
 				return false
 			}
-			if _, _, _, ok := s.stringBody(); !ok || !s.consume(':') {
+			if !s.skipString() || !s.consume(':') {
 				return false
 			}
 		}
