@@ -129,6 +129,7 @@ func TestImportedTools(t *testing.T) {
 				{"sfs_write_file", map[string]string{"path": ws + "/todo.txt", "content": "x"}, "done"},
 				{"sfs_move_file", map[string]string{"source": ws + "/todo.txt", "destination": ws + "/done.txt"}, "done"},
 				{"sfs_notify", map[string]string{"text": "hi"}, "done"},
+				{"sfs_write_file", map[string]string{"path": "/outside/x.txt", "content": "x"}, `Error: permission check failed: cannot resolve "/outside/x.txt": outside the workspace "` + ws + `"`},
 			}
 		}, map[string]string{".env": "KEY=1\n", "config/prod/app.yml": "a: 1\n", "notes.txt": "notes\n", "go.lock": "", "todo.txt": "", "done.txt": "x"}},
 		{"allowed unknown", protect.Config{Patterns: config.Patterns, AllowUnknownPaths: true}, nil, func(ws string) []step {
@@ -238,11 +239,20 @@ func TestServerFilesystem(t *testing.T) {
 		}
 	})
 
-	t.Run("misspelt", func(t *testing.T) {
-		_, err := sfs(t, map[string][]string{"write": {"path"}})
-		want := `mcpclient sfs_: paths: the server has no tool "write" (its tools: create_directory, directory_tree, edit_file, get_file_info, list_allowed_directories, list_directory, list_directory_with_sizes, move_file, read_file, read_media_file, read_multiple_files, read_text_file, search_files, write_file)`
-		if err == nil || err.Error() != want {
-			t.Errorf("err = %v\nwant %s", err, want)
-		}
-	})
+	for _, tc := range []struct {
+		name  string
+		paths map[string][]string
+		want  string
+	}{
+		{"misspelt tool", map[string][]string{"write": {"path"}},
+			`mcpclient sfs_: paths: the server has no tool "write" (its tools: create_directory, directory_tree, edit_file, get_file_info, list_allowed_directories, list_directory, list_directory_with_sizes, move_file, read_file, read_media_file, read_multiple_files, read_text_file, search_files, write_file)`},
+		{"misspelt argument", map[string][]string{"write_file": {"file"}},
+			`mcpclient sfs_: tool "write_file": paths: "file" is not a string argument (its string arguments: content, path)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := sfs(t, tc.paths); err == nil || err.Error() != tc.want {
+				t.Errorf("err = %v\nwant %s", err, tc.want)
+			}
+		})
+	}
 }

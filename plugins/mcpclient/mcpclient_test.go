@@ -46,15 +46,7 @@ func newRemote(t *testing.T) *remote {
 }
 
 // dial connects the remote over a fresh in-memory pair per attempt.
-func (r *remote) dial(t *testing.T) mcpclient.Dialer {
-	return func() mcp.Transport {
-		serverT, clientT := mcp.NewInMemoryTransports()
-		if _, err := r.server.MCP().Connect(context.Background(), serverT, nil); err != nil {
-			t.Error(err)
-		}
-		return clientT
-	}
-}
+func (r *remote) dial(t *testing.T) mcpclient.Dialer { return inMemory(t, r.server.MCP()) }
 
 func (r *remote) file(t *testing.T, name, content string) {
 	t.Helper()
@@ -392,13 +384,7 @@ func TestUncompilableSchema(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("got %s", req.Params.Arguments)}}}, nil
 	})
 	l := newLocal(t)
-	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "o_"}, func() mcp.Transport {
-		serverT, clientT := mcp.NewInMemoryTransports()
-		if _, err := server.Connect(context.Background(), serverT, nil); err != nil {
-			t.Error(err)
-		}
-		return clientT
-	}), nil)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "o_"}, inMemory(t, server)), nil)
 	defs := l.tools.Definitions()
 	if len(defs) != 1 || string(defs[0].Parameters) != `{"type":"object"}` {
 		t.Fatalf("definitions = %+v, want o_fetch with an open object schema", defs)
@@ -579,5 +565,21 @@ func TestNewRefusesDialConfig(t *testing.T) {
 	}
 	if err := f.Wait(); err == nil || err.Error() != "mcpclient: New dials itself; set no command or url" {
 		t.Fatalf("Wait = %v", err)
+	}
+}
+
+// TestPathsAfterChange: a tool whose declared path argument goes away in a
+// later listing is removed, not imported without its paths.
+func TestPathsAfterChange(t *testing.T) {
+	server := hinted()
+	l := newLocal(t)
+	l.plug(t, mcpclient.New(mcpclient.Config{Prefix: "h_", Paths: map[string][]string{"mkdir": {"path"}}}, inMemory(t, server)), nil)
+	server.AddTool(&mcp.Tool{Name: "mkdir", InputSchema: json.RawMessage(`{"type":"object","properties":{"dir":{"type":"string"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	eventually(t, "h_mkdir to be removed", func() bool { return !slices.Contains(l.names(), "h_mkdir") })
+	if got, want := l.names(), []string{"h_fetch", "h_note", "h_peek", "h_put"}; !slices.Equal(got, want) {
+		t.Errorf("tools = %v, want %v", got, want)
 	}
 }
