@@ -94,9 +94,6 @@ func (r *Root) openat2(name string, flag int, perm os.FileMode, resolve uint64) 
 	}
 }
 
-// maxRaces bounds the retries of a lookup that renames keep racing.
-const maxRaces = 16
-
 // syscallMode is the permission and special bits of perm, as open(2) takes
 // them.
 func syscallMode(perm os.FileMode) uint32 {

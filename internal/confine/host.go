@@ -22,6 +22,9 @@ func (h *Host) Close() error { return nil }
 // File is the name of rel for the Host's methods: its absolute key.
 func (h *Host) File(rel string) string { return h.Key(rel) }
 
+// SameDir is false: a Host is a view of the filesystem, not a directory.
+func (h *Host) SameDir(os.FileInfo) bool { return false }
+
 // IsEscape is false: nothing leaves a Host.
 func (h *Host) IsEscape(error) bool { return false }
 

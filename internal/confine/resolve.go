@@ -95,6 +95,36 @@ func (t *tree) file(rel string) string {
 // maxSymlinks matches Linux's MAXSYMLINKS.
 const maxSymlinks = 40
 
+// maxRaces bounds the retries of a lookup that renames keep racing.
+const maxRaces = 16
+
+// ErrChanged is the cause of a name that kept changing while it was looked
+// up: a directory on its path replaced by a symlink or a file, again and
+// again (another process renaming), or gone, between the look at it and
+// its use. It says nothing about the name itself: the call may be retried.
+var ErrChanged = errors.New("path changed during the call")
+
+// relook judges a readlink or an open of a name that failed although its
+// lstat said it would not: nil when the failure says the entry was replaced
+// or removed in between (the name is then looked up again), else the error
+// to return, ErrChanged once the races counted in races reach maxRaces.
+func relook(err error, rel string, races *int) error {
+	if !replaced(err) {
+		return err
+	}
+	if *races++; *races > maxRaces {
+		return &os.PathError{Op: "resolve", Path: rel, Err: ErrChanged}
+	}
+	return nil
+}
+
+// replaced reports the failures of a readlink or an open of a name whose
+// kind was known (a symlink, a directory) that say it no longer has it.
+func replaced(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) ||
+		errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EINVAL)
+}
+
 // ctxEvery is how many path components resolution takes between two looks
 // at its context: often enough to stop a huge path at its deadline, rarely
 // enough to cost nothing on ordinary ones.
@@ -110,13 +140,16 @@ const ctxEvery = 32
 // so resolution is linear in the path's length; on a Host an lstat by
 // absolute name. A symlink that leads out of the root is
 // ErrEscape (a Host has no outside: ".." stops at its top, as in the
-// kernel).
+// kernel). A name replaced between its lstat and its readlink or open (a
+// directory swapped for a symlink) is looked up again; one that keeps
+// changing is ErrChanged.
 func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 	var (
 		resolved []string // the real components below the root so far
 		rest     = rel    // what is left to resolve
 		links    int
 		steps    int
+		races    int
 		// While a symlink met in rel itself is expanded: the state before
 		// it, for the key of a missing file (that of the link, not of its
 		// target), and rel's rest after it.
@@ -156,6 +189,9 @@ func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 		if stale {
 			next, err := t.res.reopen(resolved)
 			if err != nil {
+				if replaced(err) { // a real name below the root no longer is
+					err = &os.PathError{Op: "resolve", Path: rel, Err: ErrChanged}
+				}
 				return "", err
 			}
 			cur.close()
@@ -174,12 +210,16 @@ func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 		more := strings.TrimLeft(rest, separators) != ""
 		switch kind {
 		case kindLink:
-			if links++; links > maxSymlinks {
-				return "", &os.PathError{Op: "resolve", Path: rel, Err: syscall.ELOOP}
-			}
 			target, err := cur.readlink(name)
 			if err != nil {
-				return "", err
+				if err := relook(err, rel, &races); err != nil {
+					return "", err
+				}
+				rest = name + string(filepath.Separator) + rest
+				continue
+			}
+			if links++; links > maxSymlinks {
+				return "", &os.PathError{Op: "resolve", Path: rel, Err: syscall.ELOOP}
 			}
 			if !inLink {
 				expanding, savedResolved, savedName, origRest = true, slices.Clone(resolved), name, rest
@@ -197,7 +237,12 @@ func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 			if more {
 				next, err := cur.enter(name)
 				if err != nil {
-					return "", err
+					if err := relook(err, rel, &races); err != nil {
+						return "", err
+					}
+					resolved = resolved[:len(resolved)-1]
+					rest = name + string(filepath.Separator) + rest
+					continue
 				}
 				cur.close()
 				cur = next

@@ -27,6 +27,7 @@ type Root struct {
 	// Package os does not export it; OpenRoot provokes it with a name that
 	// escapes lexically (no I/O is done for it).
 	escape error
+	self   os.FileInfo // the directory dir is, for SameDir
 }
 
 // ErrEscape is the cause of a name refused because it leaves its root.
@@ -47,12 +48,21 @@ func OpenRoot(name string) (*Root, error) {
 		dir.Close()
 		return nil, err
 	}
+	if r.self, err = dir.Stat("."); err != nil {
+		r.Close()
+		return nil, err
+	}
 	var pe *os.PathError
 	if _, err := dir.Lstat(".."); errors.As(err, &pe) {
 		r.escape = pe.Err
 	}
 	return r, nil
 }
+
+// SameDir reports whether fi, the stat of an open directory, is the
+// root's own directory, however the caller reached it: a rename or a bind
+// mount may give it other names.
+func (r *Root) SameDir(fi os.FileInfo) bool { return os.SameFile(r.self, fi) }
 
 // Close releases the root's handles; its methods fail after.
 func (r *Root) Close() error {

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gordis-run/gordis/internal/confine/confinetest"
 )
 
 // TestOpenRootSwapped opens a root while its directory is exchanged with
@@ -17,15 +18,7 @@ import (
 // must be one directory, whichever the opening met.
 func TestOpenRootSwapped(t *testing.T) {
 	ws, other := siblings(t, "ws", "other")
-	var stop atomic.Bool
-	swapper := make(chan struct{})
-	go func() {
-		defer close(swapper)
-		for !stop.Load() {
-			unix.Renameat2(unix.AT_FDCWD, ws, unix.AT_FDCWD, other, unix.RENAME_EXCHANGE)
-		}
-	}()
-	defer func() { stop.Store(true); <-swapper }()
+	defer confinetest.Swap(t, ws, other)()
 	opened := 0
 	for range 2000 {
 		r, err := OpenRoot(ws)

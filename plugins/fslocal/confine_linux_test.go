@@ -9,9 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gordis-run/gordis/internal/confine"
+	"github.com/gordis-run/gordis/internal/confine/confinetest"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -27,26 +26,7 @@ func swapping(t *testing.T) (j *jail, stop func() int64) {
 	}
 	write(t, filepath.Join(d, "secret.txt"), "eeee", 0o644)
 	mustLink(t, j.out, evil)
-	var (
-		done  atomic.Bool
-		swaps atomic.Int64
-	)
-	swapper := make(chan struct{})
-	go func() {
-		defer close(swapper)
-		for !done.Load() {
-			if err := unix.Renameat2(unix.AT_FDCWD, d, unix.AT_FDCWD, evil, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
-				return
-			}
-			swaps.Add(1)
-		}
-	}()
-	return j, func() int64 {
-		done.Store(true)
-		<-swapper
-		return swaps.Load()
-	}
+	return j, confinetest.Swap(t, d, evil)
 }
 
 // TestSwapRace swaps the workspace's directory d with a symlink to the

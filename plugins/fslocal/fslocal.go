@@ -33,7 +33,8 @@ type FS struct {
 	// roots are the trees a confined provider reaches, the deepest first
 	// (a read-only root inside the workspace wins); nil when unconfined.
 	roots     []*root
-	workspace *root // the root at cwd, named in refusals
+	workspace *root   // the root at cwd, named in refusals
+	readOnly  []*root // the read-only roots, which no write may stage in
 	locks     keyedMutex
 }
 
@@ -88,6 +89,9 @@ func Open(cfg Config) (*FS, error) {
 			return nil, fmt.Errorf("fslocal: root: %w", err)
 		}
 		f.roots = append(f.roots, r)
+		if r.readOnly {
+			f.readOnly = append(f.readOnly, r)
+		}
 	}
 	slices.SortStableFunc(f.roots, func(a, b *root) int { return len(b.dir.Path()) - len(a.dir.Path()) })
 	return f, nil
@@ -309,6 +313,10 @@ func infoOf(st *confine.Stat) *fs.Info {
 	return info
 }
 
+// pathChanged is the reason given for a path that kept changing under the
+// call (see osError).
+const pathChanged = "a directory on the path was replaced during the call; retry"
+
 // isAbsent reports the errors that mean "nothing there".
 func isAbsent(err error) bool {
 	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
@@ -317,7 +325,10 @@ func isAbsent(err error) bool {
 // osError maps an OS failure to the seam's vocabulary: a refusal by a root
 // is FS_SANDBOX_DENIED (see root.denied), EACCES and EPERM are
 // FS_PERMISSION_DENIED, anything else FS_IO_ERROR, the last two as
-// `cannot <verb> "<path>": <reason>` with the cause kept in Err.
+// `cannot <verb> "<path>": <reason>` with the cause kept in Err. A path
+// that kept changing under the call (confine.ErrChanged) says so, and that
+// the call may be retried: its errno (ENOTDIR, ELOOP, EINVAL) would
+// describe a directory that is there again.
 func osError(verb, path string, err error) *fs.Error {
 	var refused *refusal
 	if errors.As(err, &refused) {
@@ -326,7 +337,10 @@ func osError(verb, path string, err error) *fs.Error {
 	code := fs.CodeIO
 	var errno syscall.Errno
 	reason := "input/output error"
-	if errors.As(err, &errno) {
+	switch {
+	case errors.Is(err, confine.ErrChanged):
+		reason = pathChanged
+	case errors.As(err, &errno):
 		reason = errno.Error()
 	}
 	if errors.Is(err, os.ErrPermission) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
@@ -32,6 +31,7 @@ type space interface {
 	File(rel string) string
 	Resolve(ctx context.Context, rel string) (string, error)
 	IsEscape(err error) bool
+	SameDir(fi os.FileInfo) bool
 	Stat(name string) (confine.Stat, error)
 	Lstat(name string) (confine.Stat, error)
 	OpenFile(name string, flag int, perm os.FileMode) (*os.File, error)
@@ -114,30 +114,6 @@ func (r *root) lstat(name string, st *confine.Stat) error {
 func (r *root) open(name string, flag int, perm os.FileMode) (*os.File, error) {
 	file, err := r.dir.OpenFile(name, flag, perm)
 	return file, r.refuse(err)
-}
-
-func (r *root) mkdirAll(name string) error { return r.refuse(r.dir.MkdirAll(name, 0o777)) }
-
-func (r *root) mkdir(name string, perm os.FileMode) error { return r.refuse(r.dir.Mkdir(name, perm)) }
-
-func (r *root) chmod(name string, mode os.FileMode) error { return r.refuse(r.dir.Chmod(name, mode)) }
-
-func (r *root) rename(from, to string) error { return r.refuse(r.dir.Rename(from, to)) }
-
-func (r *root) removeAll(name string) error { return r.refuse(r.dir.RemoveAll(name)) }
-
-// syncDir makes a rename in the directory durable. Windows cannot flush a
-// directory handle; its renames are journaled by NTFS instead.
-func (r *root) syncDir(name string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := r.open(name, os.O_RDONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // slashRoot is the host root of the paths without a volume name.

@@ -30,22 +30,128 @@ func writable(dir *os.File, name string) error {
 	return confine.WrapErrno("access", name, unix.Faccessat(int(dir.Fd()), name, unix.W_OK, unix.AT_EACCESS|accessNoFollow))
 }
 
-// inheritReplaced opens for reading, through the root r, the file name
-// that the rename will replace, so that what is inherited comes from that
-// very file, and gives staged its owner, group and extended attributes
-// (see inherit); the write or edit has just read it, so this needs no new
-// permission. Nothing is inherited when there is no such file or it is
-// not a regular file (one swapped in meanwhile: O_NONBLOCK and O_NOCTTY
-// keep a FIFO or a terminal from blocking the open or becoming the
-// process's terminal). The file stays open across the rename, and release
-// lets it go on another goroutine: its last reference frees its page
-// cache and disk blocks, which took 3.7 ms of the rename for 10 MiB on
-// this project's disk, and that work does not belong on the caller's path.
-func inheritReplaced(r *root, name string, staged *os.File) (release func()) {
-	old, err := openNoFollow(r, name)
+// parentDir is the directory a staging works in, open: every name of the
+// staging is relative to its handle, so none can be led elsewhere by a
+// symlink or a rename of a directory on the way to it.
+type parentDir struct{ file *os.File }
+
+// stageDir is a staging directory: its name in its parent, and its
+// handle, which the staged file is named relative to.
+type stageDir struct {
+	name string
+	file *os.File
+}
+
+// openParent opens the directory dir (a name relative to the root r) for
+// a staging, making what is missing of it (see confine.MkdirAllAt): one
+// component at a time from a handle on the root's top, never through a
+// symlink (dir is a real name: a symlink on the way is a directory
+// swapped since it was resolved, looked at again, then ErrChanged), and
+// refused when one of the directories it goes through is a read-only
+// root's, as fstat on the handle identifies it (see notReadOnly). So a
+// write never stages or renames in a read-only subtree, whatever link or
+// rename leads there: the directory checked is the one the staging works
+// in. A symlink that stays on the way is judged by where it leads (see
+// replacedDir).
+func (f *FS) openParent(ctx context.Context, r *root, dir string) (parentDir, error) {
+	top, err := r.open(r.dir.File("."), confine.DirFlags, 0)
+	if err != nil {
+		return parentDir{}, err
+	}
+	defer top.Close()
+	file, err := confine.MkdirAllAt(top, dir, f.notReadOnly)
+	if errors.Is(err, confine.ErrChanged) {
+		err = f.replacedDir(ctx, r, dir, err)
+	}
+	return parentDir{file}, err
+}
+
+// mkstage makes the staging directory name, 0700 whatever the umask, and
+// opens it. A failure after the mkdir returns the name, for remove.
+func (p parentDir) mkstage(name string) (stageDir, error) {
+	pfd := int(p.file.Fd())
+	if _, err := confine.Retry(func() (int, error) { return 0, unix.Mkdirat(pfd, name, 0o700) }); err != nil {
+		return stageDir{}, confine.WrapErrno("mkdirat", name, err)
+	}
+	fd, err := confine.Retry(func() (int, error) {
+		return unix.Openat(pfd, name, confine.DirFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return stageDir{name: name}, confine.WrapErrno("openat", name, err)
+	}
+	s := stageDir{name, os.NewFile(uintptr(fd), name)}
+	return s, s.file.Chmod(0o700)
+}
+
+// create makes the staged file in s, exclusively.
+func (p parentDir) create(s stageDir) (*os.File, error) {
+	fd, err := confine.Retry(func() (int, error) {
+		return unix.Openat(int(s.file.Fd()), stagedFile, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	})
+	if err != nil {
+		return nil, confine.WrapErrno("openat", stagedFile, err)
+	}
+	return os.NewFile(uintptr(fd), stagedFile), nil
+}
+
+// rename puts the staged file of s in place of target.
+func (p parentDir) rename(s stageDir, target string) error {
+	_, err := confine.Retry(func() (int, error) {
+		return 0, unix.Renameat(int(s.file.Fd()), stagedFile, int(p.file.Fd()), target)
+	})
+	if err == unix.EISDIR {
+		err = unix.EEXIST // a directory is there: as os.Rename says it
+	}
+	return confine.WrapErrno("renameat", target, err)
+}
+
+// remove removes the staging directory s and the staged file in it, if
+// still there; what is already gone is not an error.
+func (p parentDir) remove(s stageDir) error {
+	if s.file != nil {
+		if err := unix.Unlinkat(int(s.file.Fd()), stagedFile, 0); err != nil && err != unix.ENOENT {
+			return confine.WrapErrno("unlinkat", stagedFile, err)
+		}
+	}
+	if err := unix.Unlinkat(int(p.file.Fd()), s.name, unix.AT_REMOVEDIR); err != nil && err != unix.ENOENT {
+		return confine.WrapErrno("unlinkat", s.name, err)
+	}
+	return nil
+}
+
+// close closes the handles of the staging directory s and of p.
+func (p parentDir) close(s stageDir) {
+	if s.file != nil {
+		s.file.Close()
+	}
+	if p.file != nil {
+		p.file.Close()
+	}
+}
+
+// syncDir makes a rename in the directory durable.
+func syncDir(dir *os.File) error { return dir.Sync() }
+
+// inheritReplaced opens for reading the file name of the directory dir,
+// the one the rename will replace, so that what is inherited comes from
+// that very file, and gives staged its owner, group and extended
+// attributes (see inherit); the write or edit has just read it, so this
+// needs no new permission. Nothing is inherited when there is no such file
+// or it is not a regular file (one swapped in meanwhile: O_NONBLOCK and
+// O_NOCTTY keep a FIFO or a terminal from blocking the open or becoming
+// the process's terminal; a symlink is not followed). The file stays open
+// across the rename, and release lets it go on another goroutine: its last
+// reference frees its page cache and disk blocks, which took 3.7 ms of the
+// rename for 10 MiB on this project's disk, and that work does not belong
+// on the caller's path.
+func inheritReplaced(dir *os.File, name string, staged *os.File) (release func()) {
+	fd, err := confine.Retry(func() (int, error) {
+		return unix.Openat(int(dir.Fd()), name, confine.ReadFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
 	if err != nil {
 		return func() {}
 	}
+	old := os.NewFile(uintptr(fd), name)
 	var st confine.Stat
 	if confine.Fstat(old, &st) != nil || !confine.IsRegular(&st) {
 		old.Close()
@@ -53,26 +159,6 @@ func inheritReplaced(r *root, name string, staged *os.File) (release func()) {
 	}
 	inherit(staged, int(old.Fd()), st.Uid, st.Gid)
 	return func() { go old.Close() }
-}
-
-// openNoFollow opens the file name of r for reading, a final symlink
-// refused (ELOOP): relative to a handle on its directory, because os.Root,
-// which macOS and Linux without openat2 open through, follows a final
-// symlink inside the root whatever the flags say.
-func openNoFollow(r *root, name string) (*os.File, error) {
-	dir, err := r.open(filepath.Dir(name), confine.DirFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
-	base := filepath.Base(name)
-	fd, err := confine.Retry(func() (int, error) {
-		return unix.Openat(int(dir.Fd()), base, confine.ReadFlags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	})
-	if err != nil {
-		return nil, &os.PathError{Op: "openat", Path: name, Err: err}
-	}
-	return os.NewFile(uintptr(fd), name), nil
 }
 
 // inherit gives the staged file what the replaced file from (owned by uid
@@ -167,6 +253,9 @@ func holdSetup(ctx context.Context, dir *os.File) error {
 	}
 	return nil
 }
+
+// releaseSetup releases the setup lock that holdSetup took on dir.
+func releaseSetup(dir *os.File) { unix.Flock(int(dir.Fd()), unix.LOCK_UN) }
 
 // setupPoll is the pause between two tries of the setup lock: a sweep
 // holds it for a few system calls.

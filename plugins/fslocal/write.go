@@ -164,85 +164,122 @@ func (f *FS) postVersion(t fs.Target) fs.Version {
 
 // staging is an atomic replacement of t.Key (already the real path: a
 // symlinked file keeps its link, a dangling link is replaced) in progress,
-// done through the root that holds the key, so neither the staging files
-// nor the rename can be led out of it. It stages in a private directory
-// beside the target, so the rename never crosses filesystems:
-// ".gordis-staging-<nonce>" (0700, see stagingPrefix) holding "data"
-// (O_EXCL, 0600), locked while the writer lives so that a sweep tells it
-// from a crash's leftovers (see lockStaging). [staging.write] fills the
-// temp file and starts its writeback; [staging.commit] gives it the
-// replaced file's owner and extended attributes, sets the mode, fsyncs it,
-// renames it over the target and fsyncs the parent directory, so the
-// rename survives a crash. Work done between the two overlaps the disk
-// writes. [staging.discard] removes the staging directory on every path.
+// done relative to one handle on the target's directory, opened through
+// the root that holds the key and checked against the read-only roots
+// (see openParent), so neither the staging files nor the rename can be led
+// out of that directory: not out of the root, and not under a read-only
+// root, whatever link or rename leads there meanwhile. It stages in a
+// private directory beside the target, so the rename never crosses
+// filesystems: ".gordis-staging-<nonce>" (0700, see stagingPrefix) holding
+// "data" (O_EXCL, 0600), locked while the writer lives so that a sweep
+// tells it from a crash's leftovers (see lockStaging). [staging.write]
+// fills the temp file and starts its writeback; [staging.commit] gives it
+// the replaced file's owner and extended attributes, sets the mode, fsyncs
+// it, renames it over the target and fsyncs the directory, so the rename
+// survives a crash. Work done between the two overlaps the disk writes.
+// [staging.discard] removes the staging directory on every path.
 type staging struct {
-	verb, path string   // for errors: the verb and the display path
-	root       *root    // the root the names below are in
-	target     string   // the target's name
-	dir        string   // the target's directory
-	stage, tmp string   // the staging directory and the temp file in it
-	file       *os.File // the temp file, open (and locked) until discard
-	written    int64    // bytes written to file
-	flushing   int64    // bytes whose writeback was started
+	verb, path string    // for errors: the verb and the display path
+	dir        parentDir // the target's directory (see openParent)
+	target     string    // the target's name in dir
+	stage      stageDir  // the staging directory in dir, once made
+	file       *os.File  // the temp file, open (and locked) until discard
+	written    int64     // bytes written to file
+	flushing   int64     // bytes whose writeback was started
 }
 
-// stage creates the missing parent directories, refuses a target this
-// process may not write (as the OS would refuse to open it for writing,
-// although the rename needs only the directory), sweeps the parent the
-// first time (see sweepOnce), and makes the staging directory and its
-// temp file under the parent's setup lock (see holdSetup). The check, the
-// sweep and the lock all go through one handle on the parent, opened
-// through the root: a parent this process may not read is refused here,
-// before anything is staged, as its fsync after the rename would be.
+// stage opens the target's directory, making what is missing of it (see
+// openParent), refuses a target this process may not write (as the OS
+// would refuse to open it for writing, although the rename needs only the
+// directory), sweeps the directory the first time (see sweepOnce), and
+// makes the staging directory and its temp file under the directory's
+// setup lock (see holdSetup). All of it goes through the one handle on the
+// directory that the staging keeps: a directory this process may not read
+// is refused here, before anything is staged, as its fsync after the
+// rename would be.
 func (f *FS) stage(ctx context.Context, verb string, t fs.Target) (*staging, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted(verb, err)
 	}
-	r, target, err := f.locate(t, true)
+	r, _, err := f.locate(t, true)
 	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	dir, base := filepath.Dir(target), filepath.Base(target)
-	if err := r.mkdirAll(dir); err != nil {
-		return nil, osError(verb, t.Path, err)
-	}
-	parent, err := r.open(dir, confine.DirFlags, 0)
+	rel, _ := r.dir.Rel(t.Key) // locate found the key there
+	dir, err := f.openParent(ctx, r, filepath.Dir(rel))
 	if err != nil {
 		return nil, osError(verb, t.Path, err)
 	}
-	defer parent.Close() // which also releases the setup lock
-	if err := writable(parent, base); err != nil && !isAbsent(err) {
+	s := &staging{verb: verb, path: t.Path, dir: dir, target: filepath.Base(rel)}
+	if err := writable(dir.file, s.target); err != nil && !isAbsent(err) {
+		s.discard()
 		return nil, osError(verb, t.Path, err)
 	}
-	sweepOnce(ctx, parent, filepath.Dir(t.Key))
+	sweepOnce(ctx, dir.file, filepath.Dir(t.Key))
 	if err := ctx.Err(); err != nil {
+		s.discard()
 		return nil, fs.Aborted(verb, err)
 	}
-	if err := holdSetup(ctx, parent); err != nil {
+	if err := holdSetup(ctx, dir.file); err != nil {
+		s.discard()
 		return nil, fs.Aborted(verb, err)
 	}
-	s := &staging{verb: verb, path: t.Path, root: r, target: target, dir: dir}
-	if err := s.create(); err != nil {
+	err = s.create()
+	releaseSetup(dir.file)
+	if err != nil {
 		s.discard()
 		return nil, osError(verb, t.Path, err)
 	}
 	return s, nil
 }
 
+// notReadOnly refuses dir, an open directory, when it is a read-only
+// root's own, as fstat identifies it: the check openParent makes of every
+// directory it goes through.
+func (f *FS) notReadOnly(dir *os.File) error {
+	if len(f.readOnly) == 0 {
+		return nil
+	}
+	fi, err := dir.Stat()
+	if err != nil {
+		return err
+	}
+	for _, r := range f.readOnly {
+		if r.dir.SameDir(fi) {
+			return &refusal{r, errReadOnly}
+		}
+	}
+	return nil
+}
+
+// replacedDir judges the directory dir of r, found replaced by a symlink
+// (err, confine.ErrChanged) after the target below it was resolved, by
+// where the name leads now: out of the root or under a read-only root, the
+// write is refused as it would be if it were resolved now; elsewhere err
+// stands, and the call may be retried.
+func (f *FS) replacedDir(ctx context.Context, r *root, dir string, err error) error {
+	key, rerr := r.dir.Resolve(ctx, dir)
+	switch {
+	case rerr != nil && r.dir.IsEscape(rerr):
+		return r.refuse(rerr)
+	case rerr != nil:
+		return err
+	}
+	if _, _, rerr := f.locate(fs.Target{Key: key}, true); rerr != nil {
+		return rerr
+	}
+	return err
+}
+
 // create makes the staging directory, exclusively (an existing path,
 // EEXIST, is never clobbered), and the locked temp file in it. The caller
-// holds the parent's setup lock (see holdSetup).
+// holds the directory's setup lock (see holdSetup).
 func (s *staging) create() error {
-	name := filepath.Join(s.dir, stagingPrefix+stagingNonce())
-	if err := s.root.mkdir(name, 0o700); err != nil {
+	var err error
+	if s.stage, err = s.dir.mkstage(stagingPrefix + stagingNonce()); err != nil {
 		return err
 	}
-	s.stage = name
-	if err := s.root.chmod(name, 0o700); err != nil {
-		return err
-	}
-	s.tmp = filepath.Join(name, stagedFile)
-	file, err := s.root.open(s.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	file, err := s.dir.create(s.stage)
 	if err != nil {
 		return err
 	}
@@ -314,7 +351,7 @@ func (s *staging) write(ctx context.Context, crlf bool, parts ...string) error {
 // The file being replaced is held across the rename where the platform
 // allows it (see inheritReplaced).
 func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
-	defer inheritReplaced(s.root, s.target, s.file)()
+	defer inheritReplaced(s.dir.file, s.target, s.file)()
 	if err := s.file.Chmod(os.FileMode(mode)); err != nil {
 		return osError(s.verb, s.path, err)
 	}
@@ -336,30 +373,31 @@ func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted(s.verb, err)
 	}
-	if err := s.root.rename(s.tmp, s.target); err != nil {
+	if err := s.dir.rename(s.stage, s.target); err != nil {
 		return osError(s.verb, s.path, err)
 	}
-	if err := s.root.syncDir(s.dir); err != nil {
+	if err := syncDir(s.dir.file); err != nil {
 		return osError(s.verb, s.path, err)
 	}
 	return nil
 }
 
 // discard removes the staging directory (after a rename only the empty
-// directory is left), then closes the temp file, which releases its lock.
-// The close cannot lose data: a committed file was fsynced, which reported
-// any write error, and an uncommitted one is thrown away. Where an open
-// file cannot be removed (Windows), the removal is tried again after the
-// close.
+// directory is left), then closes the temp file, which releases its lock,
+// and the directory's handle. The close cannot lose data: a committed file
+// was fsynced, which reported any write error, and an uncommitted one is
+// thrown away. Where an open file cannot be removed (Windows), the removal
+// is tried again after the close.
 func (s *staging) discard() {
-	removed := s.stage == "" || s.root.removeAll(s.stage) == nil
+	removed := s.stage.name == "" || s.dir.remove(s.stage) == nil
 	if s.file != nil {
 		s.file.Close()
 		s.file = nil
 	}
 	if !removed {
-		s.root.removeAll(s.stage)
+		s.dir.remove(s.stage)
 	}
+	s.dir.close(s.stage)
 }
 
 // encode calls put with the concatenation of parts in pieces of at most
