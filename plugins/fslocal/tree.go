@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -57,11 +56,12 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
 		return w.listFailed("", err)
 	}
 	defer w.close(dir)
-	ents, err := w.read(dir)
+	list, err := w.read(dir)
 	if err != nil {
 		return w.listFailed("", err)
 	}
-	return skipped(w.walk(dir, ents, ""))
+	defer list.close()
+	return skipped(w.walk(dir, list, ""))
 }
 
 // skipped is the walk's result once fn returned err: SkipDir and SkipAll
@@ -91,9 +91,26 @@ type dirent struct {
 	typ  fs.Type
 }
 
-// walk visits the entries ents of the directory dir, whose path below the
-// target is prefix ("" or ending in "/"), and below them.
-func (w *treeWalk) walk(dir *treeDir, ents []dirent, prefix string) error {
+// walk visits the entries of the directory dir, listed in list, whose
+// path below the target is prefix ("" or ending in "/"), and below them:
+// a window of entries at a time.
+func (w *treeWalk) walk(dir *treeDir, list *dirList, prefix string) error {
+	for {
+		if err := w.visit(dir, list.ents, prefix); err != nil {
+			return err
+		}
+		more, err := list.next()
+		if err != nil {
+			return w.listFailed(strings.TrimSuffix(prefix, "/"), err)
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// visit visits the entries ents of the directory dir and below them.
+func (w *treeWalk) visit(dir *treeDir, ents []dirent, prefix string) error {
 	ahead := w.readAhead(dir, ents)
 	defer ahead.drain()
 	for i, d := range ents {
@@ -117,8 +134,8 @@ func (w *treeWalk) walk(dir *treeDir, ents []dirent, prefix string) error {
 		case l.err != nil:
 			return w.listFailed(e.path, l.err)
 		}
-		err = w.walk(l.dir, l.ents, e.path+"/")
-		w.close(l.dir)
+		err = w.walk(l.dir, l.list, e.path+"/")
+		l.close(w)
 		if err != nil {
 			return err
 		}
@@ -130,7 +147,7 @@ func (w *treeWalk) walk(dir *treeDir, ents []dirent, prefix string) error {
 type listing struct {
 	index int // in the parent's entries
 	dir   *treeDir
-	ents  []dirent
+	list  *dirList
 	err   error
 	done  chan struct{}
 }
@@ -139,11 +156,17 @@ type listing struct {
 func (w *treeWalk) list(dir *treeDir, name string) *listing {
 	l := &listing{}
 	if l.dir, l.err = w.enter(dir, name); l.err == nil {
-		if l.ents, l.err = w.read(l.dir); l.err != nil {
+		if l.list, l.err = w.read(l.dir); l.err != nil {
 			w.close(l.dir)
 		}
 	}
 	return l
+}
+
+// close releases a listing that succeeded.
+func (l *listing) close(w *treeWalk) {
+	l.list.close()
+	w.close(l.dir)
 }
 
 // readAhead lists the subdirectories of one directory before the walk
@@ -179,7 +202,7 @@ func (a *readAhead) fill() {
 		go func(name string) {
 			defer close(l.done)
 			r := a.w.list(a.dir, name)
-			l.dir, l.ents, l.err = r.dir, r.ents, r.err
+			l.dir, l.list, l.err = r.dir, r.list, r.err
 		}(a.ents[a.next].name)
 		a.pending = append(a.pending, l)
 	}
@@ -198,7 +221,7 @@ func (a *readAhead) take(i int) *listing {
 			return l
 		}
 		if l.err == nil {
-			a.w.close(l.dir)
+			l.close(a.w)
 		}
 	}
 	if i >= a.next {
@@ -219,18 +242,10 @@ func (a *readAhead) drain() {
 	for _, l := range a.pending {
 		a.release(l)
 		if l.err == nil {
-			a.w.close(l.dir)
+			l.close(a.w)
 		}
 	}
 	a.pending = nil
-}
-
-// sortEntries orders a listing by the bytes of its names and drops the
-// staging directories.
-func sortEntries(ents []dirent) []dirent {
-	ents = slices.DeleteFunc(ents, func(d dirent) bool { return d.typ == fs.TypeDirectory && isStagingName(d.name) })
-	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
-	return ents
 }
 
 // listFailed maps the failure to list the directory at path below the

@@ -3,7 +3,6 @@ package fslocal
 import (
 	"bytes"
 	"os"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -55,28 +54,31 @@ func (w *treeWalk) close(dir *treeDir) {
 // read lists dir with getdents: names and types come from the directory
 // itself, and only an entry the filesystem does not type (DT_UNKNOWN) is
 // stat'ed. The names of one getdents read share one string, so a listing
-// holds its names and a dirent per name, and allocates little more.
-func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
+// held whole holds its names and a dirent per name, and allocates little
+// more.
+func (w *treeWalk) read(dir *treeDir) (*dirList, error) {
 	buf := listBufs.Get().(*[]byte)
 	defer listBufs.Put(buf)
 	var (
-		ents  []dirent
+		c     collector
 		batch []byte // the names of one read, then copied to a string
 		ends  []int  // where each name of batch ends
+		types []fs.Type
 	)
 	for {
 		if err := w.ctx.Err(); err != nil {
+			c.abandon()
 			return nil, err
 		}
 		n, err := confine.Retry(func() (int, error) { return unix.Getdents(dir.fd, *buf) })
 		if err != nil {
+			c.abandon()
 			return nil, &os.PathError{Op: "getdents", Path: ".", Err: err}
 		}
 		if n == 0 {
 			break
 		}
-		first := len(ents)
-		batch, ends = batch[:0], ends[:0]
+		batch, ends, types = batch[:0], ends[:0], types[:0]
 		for b := (*buf)[:n]; len(b) > 0; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
 			reclen := int(*(*uint16)(unsafe.Pointer(&b[16])))
@@ -90,26 +92,27 @@ func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
 			}
 			batch = append(batch, name...)
 			ends = append(ends, len(batch))
-			if len(ents) == cap(ents) { // doubling: append's 1.25 would copy a long listing ~5 times
-				ents = slices.Grow(ents, max(len(ents), 64))
-			}
-			ents = append(ents, dirent{typ: direntType(typ)})
+			types = append(types, direntType(typ))
 		}
 		names, start := string(batch), 0
 		for i, end := range ends {
-			ents[first+i].name, start = names[start:end], end
-		}
-	}
-	for i := range ents {
-		if ents[i].typ == "" {
-			var st confine.Stat
-			if err := w.lstat(dir, ents[i].name, &st); err != nil {
+			name, typ := names[start:end], types[i]
+			start = end
+			if typ == "" {
+				var st confine.Stat
+				if err := w.lstat(dir, name, &st); err != nil {
+					c.abandon()
+					return nil, err
+				}
+				typ = lstatType(&st)
+			}
+			if err := c.add(name, typ); err != nil {
+				c.abandon()
 				return nil, err
 			}
-			ents[i].typ = lstatType(&st)
 		}
 	}
-	return sortEntries(ents), nil
+	return c.list()
 }
 
 // direntType is the type a d_type says; "" when the filesystem left it

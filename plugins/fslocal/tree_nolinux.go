@@ -3,6 +3,7 @@
 package fslocal
 
 import (
+	"io"
 	"os"
 
 	"github.com/gordis-run/gordis/internal/confine"
@@ -29,21 +30,29 @@ func (w *treeWalk) join(dir *treeDir, name string) string {
 	return confine.Join(dir.name, name)
 }
 
-func (w *treeWalk) read(dir *treeDir) ([]dirent, error) {
+func (w *treeWalk) read(dir *treeDir) (*dirList, error) {
 	file, err := w.root.open(dir.name, confine.DirFlags, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	children, err := file.ReadDir(-1)
-	if err != nil {
-		return nil, err
+	var c collector
+	for {
+		children, err := file.ReadDir(1024)
+		for _, child := range children {
+			if err := c.add(child.Name(), modeType(child.Type())); err != nil {
+				c.abandon()
+				return nil, err
+			}
+		}
+		if err == io.EOF {
+			return c.list()
+		}
+		if err != nil {
+			c.abandon()
+			return nil, err
+		}
 	}
-	ents := make([]dirent, len(children))
-	for i, c := range children {
-		ents[i] = dirent{name: c.Name(), typ: modeType(c.Type())}
-	}
-	return sortEntries(ents), nil
 }
 
 // modeType is the walk's type of a directory entry's mode.
