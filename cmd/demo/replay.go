@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,9 +10,9 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/gordis-run/gordis"
+	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/registry"
 )
 
@@ -112,18 +111,45 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// replayCall is one call of the input.
+// replayCall is one call of the input. Args are the bytes of the line,
+// handed to the registry as they are: its one-pass decoder copies each
+// string once, so a write of 64 MiB is never copied on the way.
 type replayCall struct {
-	Tool    string          `json:"tool"`
-	Args    json.RawMessage `json:"args"`
-	Session string          `json:"session"`
-	Cancel  bool            `json:"cancel"`
+	Tool    string
+	Args    json.RawMessage
+	Session string
+	Cancel  bool
 }
 
-// replayLine is one input line: a call, or a batch with an optional cancel.
-type replayLine struct {
-	replayCall
-	Batch []replayCall `json:"batch"`
+// set stores the member m of a call object, as encoding/json would into
+// fields tagged with the member names (a null leaves a field as it is),
+// except that keys match exactly: any other key is an error.
+func (c *replayCall) set(m schema.Member) error {
+	var field any
+	switch m.Key {
+	case "args":
+		c.Args = m.Value
+		return nil
+	case "tool":
+		field = &c.Tool
+	case "session":
+		field = &c.Session
+	case "cancel":
+		field = &c.Cancel
+	default:
+		return fmt.Errorf("unknown field %q", m.Key)
+	}
+	return inField(m.Key, json.Unmarshal(m.Value, field))
+}
+
+// inField names the member of a type error, which encoding/json leaves
+// unnamed for a value decoded on its own.
+func inField(key string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		typeErr.Field = key
+	}
+	return err
 }
 
 // lineError is a malformed input line; it stops the run with status 2.
@@ -143,34 +169,36 @@ type replayer struct {
 
 // run executes the lines of in one by one, writing each result as it comes.
 func (r *replayer) run(in io.Reader, out io.Writer) error {
-	enc := json.NewEncoder(out)
+	lines := newLineReader(in)
+	var buf bytes.Buffer // one line's results
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // the texts are shown to people, keep < > & as they are
-	br := bufio.NewReader(in)
 	for n := 1; ; n++ {
-		text, readErr := br.ReadBytes('\n')
-		if readErr != nil && readErr != io.EOF {
-			return readErr
+		text, err := lines.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
 		}
 		if n == 1 {
 			text = bytes.TrimPrefix(text, []byte(byteOrderMark))
 		}
-		if len(bytes.TrimSpace(text)) > 0 {
-			step, err := r.parse(n, text)
-			if err != nil {
-				return err
-			}
-			results, err := r.execute(step)
-			if err != nil {
-				return fmt.Errorf("line %d: %w", n, err)
-			}
-			for _, res := range results {
-				if err := enc.Encode(res); err != nil {
-					return fmt.Errorf("line %d: %s: %w", n, res.head().Tool, err)
-				}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		step, err := r.parse(n, text)
+		if err != nil {
+			return err
+		}
+		buf.Reset()
+		for i, res := range r.execute(step) {
+			if err := encodeResult(enc, step.calls[i], res); err != nil {
+				return fmt.Errorf("line %d: %s: %w", n, res.Tool, err)
 			}
 		}
-		if readErr == io.EOF {
-			return nil
+		if _, err := out.Write(buf.Bytes()); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 	}
 }
@@ -184,37 +212,50 @@ type step struct {
 	batch, cancel bool
 }
 
-// parse decodes line n into the registry calls it stands for.
+// parse decodes line n into the registry calls it stands for. Errors come
+// as encoding/json would report them decoding the line into fields named
+// like the members: a syntax error first, then the first unknown key or
+// value of the wrong type, in the order of the line.
 func (r *replayer) parse(n int, text []byte) (step, error) {
 	malformed := func(format string, args ...any) error {
 		return &lineError{line: n, msg: fmt.Sprintf(format, args...)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	var line replayLine
-	if text = bytes.TrimSpace(text); text[0] != '{' {
+	if bytes.TrimSpace(text)[0] != '{' {
 		return step{}, malformed("expected a JSON object")
 	}
-	if err := dec.Decode(&line); err != nil {
-		return step{}, malformed("%s", jsonProblem(err))
+	if !schema.Valid(text) {
+		return step{}, malformed("%s", syntaxProblem(text))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return step{}, malformed("unexpected data after the JSON object")
+	members, _ := schema.Members(text)
+	var (
+		line  replayCall
+		batch []replayCall // nil: not a batch line
+	)
+	for _, m := range members {
+		var err error
+		if m.Key == "batch" {
+			batch, err = batchCalls(m.Value)
+		} else {
+			err = line.set(m)
+		}
+		if err != nil {
+			return step{}, malformed("%s", jsonProblem(err))
+		}
 	}
-	if line.Batch == nil {
+	if batch == nil {
 		if line.Tool == "" {
 			return step{}, malformed(`missing "tool"`)
 		}
-		return step{calls: []*registry.Call{r.call(line.replayCall)}, cancel: line.Cancel}, nil
+		return step{calls: []*registry.Call{r.call(line)}, cancel: line.Cancel}, nil
 	}
 	if line.Tool != "" || line.Args != nil || line.Session != "" {
 		return step{}, malformed(`a batch line takes only "batch" and "cancel"`)
 	}
-	if len(line.Batch) == 0 {
+	if len(batch) == 0 {
 		return step{}, malformed("empty batch")
 	}
-	calls := make([]*registry.Call, len(line.Batch))
-	for i, c := range line.Batch {
+	calls := make([]*registry.Call, len(batch))
+	for i, c := range batch {
 		switch {
 		case c.Tool == "":
 			return step{}, malformed(`batch call %d: missing "tool"`, i+1)
@@ -224,6 +265,48 @@ func (r *replayer) parse(n int, text []byte) (step, error) {
 		calls[i] = r.call(c)
 	}
 	return step{calls: calls, batch: true, cancel: line.Cancel}, nil
+}
+
+// batchCalls decodes the value of "batch": an array of call objects, or
+// null for none (nil).
+func batchCalls(raw []byte) ([]replayCall, error) {
+	elems, ok := schema.Elements(raw)
+	if !ok {
+		var none []json.RawMessage // null, or the type error
+		return nil, inField("batch", json.Unmarshal(raw, &none))
+	}
+	calls := make([]replayCall, len(elems))
+	for i, elem := range elems {
+		members, ok := schema.Members(elem)
+		if !ok {
+			// null leaves the call empty; anything else is a type error.
+			if err := json.Unmarshal(elem, &calls[i]); err != nil {
+				return nil, inField("batch", err)
+			}
+		}
+		for _, m := range members {
+			if err := calls[i].set(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return calls, nil
+}
+
+// syntaxProblem words why text, which schema.Valid rejects, is not one
+// JSON object: encoding/json's account of it, or where the line ends too
+// early.
+func syntaxProblem(text []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	var v json.RawMessage
+	switch err := dec.Decode(&v); {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		end := len(bytes.TrimRight(text, " \t\r"))
+		return fmt.Sprintf("invalid JSON at byte %d: the line ends before the JSON object does", end)
+	case err != nil:
+		return jsonProblem(err)
+	}
+	return "unexpected data after the JSON object"
 }
 
 func (r *replayer) call(c replayCall) *registry.Call {
@@ -257,42 +340,34 @@ func (r *replayer) close() {
 
 // execute runs one line's calls: a single call alone, a batch as one
 // assistant message.
-func (r *replayer) execute(s step) ([]replayResult, error) {
+func (r *replayer) execute(s step) []*registry.Result {
 	ctx := context.Background()
 	if s.cancel {
 		c, stop := context.WithCancel(ctx)
 		stop()
 		ctx = c
 	}
-	var results []*registry.Result
 	if s.batch {
-		results = r.tools.ExecuteBatch(ctx, s.calls)
-	} else {
-		results = []*registry.Result{r.tools.Execute(ctx, s.calls[0])}
+		return r.tools.ExecuteBatch(ctx, s.calls)
 	}
-	out := make([]replayResult, len(results))
-	for i, res := range results {
-		head := resultHead{
-			Tool:    res.Tool,
-			Session: s.calls[i].Session.ID(),
-			IsError: res.IsError,
-			Text:    res.Text,
-		}
-		if res.IsError {
-			out[i] = failedResult{head, res.Error}
-		} else {
-			value, err := valueJSON(res.Value)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", res.Tool, err)
-			}
-			out[i] = okResult{head, value}
-		}
-	}
-	return out, nil
+	return []*registry.Result{r.tools.Execute(ctx, s.calls[0])}
 }
 
-// replayResult is one output object: okResult or failedResult.
-type replayResult interface{ head() resultHead }
+// encodeResult encodes the output object of res, the result of call.
+func encodeResult(enc *json.Encoder, call *registry.Call, res *registry.Result) error {
+	head := resultHead{Tool: res.Tool, Session: call.Session.ID(), IsError: res.IsError, Text: res.Text}
+	if res.IsError {
+		return enc.Encode(failedResult{head, res.Error})
+	}
+	value, err := printable(res.Value)
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(okResult{head, value}); err != nil {
+		return errNoJSON // the head always encodes: the value has no JSON form
+	}
+	return nil
+}
 
 type resultHead struct {
 	Tool    string `json:"tool"`
@@ -301,84 +376,9 @@ type resultHead struct {
 	Text    string `json:"text"`
 }
 
-func (h resultHead) head() resultHead { return h }
-
 type okResult struct {
 	resultHead
-	Value json.RawMessage `json:"value"`
-}
-
-// maxValueString bounds each string of a printed value: an edit of a
-// 50 MB file would otherwise print its before and after in full, a line of
-// over 100 MB.
-const maxValueString = 4096
-
-// valueJSON is a tool's value as printed: JSON with every string longer
-// than maxValueString cut, so that one output line stays readable.
-func valueJSON(v any) (json.RawMessage, error) {
-	raw, err := marshalText(v)
-	if err != nil {
-		// encoding/json names the Go type; the tool's author needs only this.
-		return nil, errors.New("the tool's value has no JSON form")
-	}
-	return boundStrings(raw, maxValueString)
-}
-
-// marshalText is json.Marshal without escaping < > &: the texts are shown
-// to people, and full of <path> tags.
-func marshalText(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// boundStrings cuts every string literal of the JSON document raw longer
-// than limit bytes at a character boundary and ends it with the number of
-// bytes left out. raw comes from encoding/json, so it is valid.
-func boundStrings(raw []byte, limit int) ([]byte, error) {
-	var out []byte // nil until a string is cut
-	copied := 0    // raw[:copied] is in out
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '"' {
-			continue
-		}
-		end := i + 1 // the closing quote
-		for raw[end] != '"' {
-			if raw[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		// An escape is longer than what it stands for, so a literal of at
-		// most limit bytes holds a string of at most limit bytes.
-		if end-i-1 > limit {
-			var s string
-			if err := json.Unmarshal(raw[i:end+1], &s); err != nil {
-				return nil, err
-			}
-			if len(s) > limit {
-				cut := limit
-				for !utf8.RuneStart(s[cut]) {
-					cut--
-				}
-				lit, err := marshalText(fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut))
-				if err != nil {
-					return nil, err
-				}
-				out = append(append(out, raw[copied:i]...), lit...)
-				copied = end + 1
-			}
-		}
-		i = end
-	}
-	if out == nil {
-		return raw, nil
-	}
-	return append(out, raw[copied:]...), nil
+	Value any `json:"value"`
 }
 
 type failedResult struct {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gordis-run/gordis/registry"
 )
 
 // replay runs `demo replay args...` in process with input on stdin.
@@ -191,7 +193,8 @@ func TestReplayInputSources(t *testing.T) {
 // lines before it have run and printed.
 func TestReplayMalformed(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
-		{`{"tool":"list"`, "line 3: unexpected EOF"},
+		{`{"tool":"list"`, "line 3: invalid JSON at byte 14: the line ends before the JSON object does"},
+		{`{"tool":"list","args":{"file_path":"a`, "line 3: invalid JSON at byte 37: the line ends before the JSON object does"},
 		{`not json`, "line 3: expected a JSON object"},
 		{`["list"]`, "line 3: expected a JSON object"},
 		{`{"tool":"list"} {"tool":"list"}`, "line 3: unexpected data after the JSON object"},
@@ -300,11 +303,18 @@ func TestReplayBoundsValue(t *testing.T) {
 
 // A value encoding/json cannot encode is reported without its Go type.
 func TestValueWithoutJSONForm(t *testing.T) {
-	if _, err := valueJSON(struct{ F func() }{}); err == nil || err.Error() != "the tool's value has no JSON form" {
-		t.Fatalf("error %v", err)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	call := &registry.Call{Session: &replaySession{name: "main"}}
+	if err := encodeResult(enc, call, &registry.Result{Tool: "t", Value: struct{ F func() }{}}); err != errNoJSON {
+		t.Fatalf("error %v, want %v", err, errNoJSON)
 	}
-	if got, err := valueJSON(map[string]string{"a": "<b>"}); err != nil || string(got) != `{"a":"<b>"}` {
-		t.Fatalf("valueJSON = %s, %v", got, err)
+	if err := encodeResult(enc, call, &registry.Result{Tool: "t", Value: map[string]string{"a": "<b>"}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"tool":"t","session":"main","isError":false,"text":"","value":{"a":"<b>"}}` + "\n"; buf.String() != want {
+		t.Errorf("encoded %s, want %s", buf.String(), want)
 	}
 }
 
