@@ -63,8 +63,11 @@ func apply(ctx *runtime.Context) error {
 	if err != nil {
 		return err
 	}
-	// Counting only reads, so calls may run side by side in a batch.
+	// Counting only reads, so calls may run side by side in a batch, and a
+	// guard such as examples/protect, which refuses a tool that does not
+	// say what it changes, lets it through.
 	tool.ConcurrencySafe = func(json.RawMessage) bool { return true }
+	tool.Traits = registry.Traits{ReadOnly: true, Paths: []string{"file_path"}}
 	if err := tools.Register(ctx, tool); err != nil {
 		return err
 	}

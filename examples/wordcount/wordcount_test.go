@@ -11,6 +11,7 @@ import (
 
 	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/agent"
+	"github.com/gordis-run/gordis/examples/protect"
 	"github.com/gordis-run/gordis/examples/wordcount"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
@@ -174,5 +175,16 @@ func TestCountBatch(t *testing.T) {
 		if got, _ := res.Value.(*wordcount.Counts); got == nil || got.Words != int64(i) {
 			t.Errorf("call %d = %q, want %d words", i, res.Text, i)
 		}
+	}
+}
+
+// TestPassesProtect: count says it only reads, so the protect guard,
+// which refuses a tool that does not say what it changes, lets it run.
+func TestPassesProtect(t *testing.T) {
+	s := newStack(t)
+	runtimetest.Plug(t, s.Root, protect.Plugin, protect.Config{Patterns: []string{".env"}})
+	s.file(t, "a.txt", "one two\n")
+	if res := s.run("count", map[string]string{"file_path": "a.txt"}); res.IsError {
+		t.Fatalf("count under protect: %s", res.Text)
 	}
 }
