@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,10 +26,13 @@ import (
 	"github.com/gordis-run/gordis/internal/rootflag"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
+	"github.com/gordis-run/gordis/runtime"
 )
 
 const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...
-           [--http ADDR [--session-timeout D]] [--unconfined] [--no-policy]
+           [--unconfined] [--no-policy] [--max-message SIZE] [--log-format text|json]
+           [--http ADDR [--token-file FILE | --no-auth] [--tls-cert FILE --tls-key FILE]
+                        [--session-timeout D] [--max-sessions N] [--max-calls N] [--rate N]]
 
 Serves the gordis filesystem tools (list, read, write, edit, glob, grep)
 over the Model Context Protocol, with the system prompt as the prompt
@@ -46,6 +52,20 @@ it is unchanged. Over HTTP a session that sends no request for
 --session-timeout is closed, with what it had read: a client that went away
 without ending its session does not hold the server's memory forever.
 
+With --http the endpoint is /mcp, and it wants a bearer token
+("Authorization: Bearer TOKEN"): the tokens of --token-file (one a line),
+else $GORDIS_MCP_TOKEN, else one generated on first use and kept in
+gordis/mcp-token under $XDG_STATE_HOME or the user's configuration
+directory; the log names the file, never the token. A bare PORT or :PORT
+listens on loopback only; other machines reach the server only on an
+address given explicitly (0.0.0.0:PORT for every interface). --no-auth is
+accepted on a loopback address only. GET /healthz and GET /readyz answer
+without a token.
+
+A message larger than --max-message (SIZE in bytes, or with a KiB, MiB or
+GiB suffix) is refused, with a JSON-RPC error on stdio and 413 over HTTP,
+and the server goes on serving.
+
 Exit status: 0 when the client disconnected or the server was interrupted;
 1 when the server could not start or failed; 2 on a usage error.
 
@@ -57,26 +77,45 @@ func main() {
 }
 
 type options struct {
-	workspace      string
+	workspace  string
+	roots      []fslocal.Root
+	unconfined bool
+	noPolicy   bool
+	maxMessage byteSize
+	logFormat  string
+
 	http           string
+	tokenFile      string
+	noAuth         bool
+	tlsCert        string
+	tlsKey         string
 	sessionTimeout time.Duration
-	roots          []fslocal.Root
-	unconfined     bool
-	noPolicy       bool
+	maxSessions    int
+	maxCalls       int
+	rate           float64
 }
 
 // run is the whole command; stdin and stdout are the stdio transport.
 func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
-	var o options
+	o := options{maxMessage: mcpserver.DefaultMaxMessage}
 	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fl.SetOutput(io.Discard) // errors go to stderr and the help to stdout, below
 	fl.Usage = func() {}
 	fl.StringVar(&o.workspace, "workspace", "", "the `DIR` relative paths resolve against and the tools are confined to\n(default: the current directory)")
 	rootflag.Declare(fl, &o.roots)
-	fl.StringVar(&o.http, "http", "", "serve the streamable HTTP transport on `ADDR` (host:port) instead of stdio")
-	fl.DurationVar(&o.sessionTimeout, "session-timeout", 30*time.Minute, "with --http, close a session idle for `D` (0: never)")
 	fl.BoolVar(&o.unconfined, "unconfined", false, "let the tools reach paths outside the workspace and the roots")
 	fl.BoolVar(&o.noPolicy, "no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
+	fl.Var(&o.maxMessage, "max-message", "refuse a message larger than `SIZE` (the default fits a 64 MiB write)")
+	fl.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
+	fl.StringVar(&o.http, "http", "", "serve the streamable HTTP transport on `ADDR` (PORT, :PORT or HOST:PORT) instead of stdio")
+	fl.StringVar(&o.tokenFile, "token-file", "", "with --http, accept the bearer tokens in `FILE` (one a line)")
+	fl.BoolVar(&o.noAuth, "no-auth", false, "with --http on a loopback address, accept requests without a token")
+	fl.StringVar(&o.tlsCert, "tls-cert", "", "with --http, serve HTTPS with the certificate in `FILE` (PEM; needs --tls-key)")
+	fl.StringVar(&o.tlsKey, "tls-key", "", "with --http, the private key of --tls-cert in `FILE` (PEM)")
+	fl.DurationVar(&o.sessionTimeout, "session-timeout", 30*time.Minute, "with --http, close a session idle for `D` (0: never)")
+	fl.IntVar(&o.maxSessions, "max-sessions", 1000, "with --http, refuse a new session beyond `N` open ones with 503 (0: no bound)")
+	fl.IntVar(&o.maxCalls, "max-calls", 16, "refuse a call beyond `N` in flight in its session (0: no bound)")
+	fl.Float64Var(&o.rate, "rate", 100, "refuse calls beyond `N` per second per bearer token (0: no bound)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -91,7 +130,11 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		fmt.Fprintf(stderr, "mcp: unexpected argument %q (see mcp --help)\n", fl.Arg(0))
 		return 2
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := o.check(); err != nil {
+		fmt.Fprintf(stderr, "mcp: %v (see mcp --help)\n", err)
+		return 2
+	}
+	logger := newLogger(o.logFormat, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, o, logger, stdin, stdout); err != nil {
@@ -99,6 +142,69 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		return 1
 	}
 	return 0
+}
+
+// check refuses what the flags cannot mean together, before anything starts.
+func (o *options) check() error {
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if o.http == "" {
+		if o.tokenFile != "" || o.noAuth || o.tlsCert != "" || o.tlsKey != "" {
+			return errors.New("--token-file, --no-auth, --tls-cert and --tls-key need --http (stdio has no authentication)")
+		}
+		return nil
+	}
+	addr, err := listenAddr(o.http)
+	if err != nil {
+		return err
+	}
+	o.http = addr
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if o.noAuth && o.tokenFile != "" {
+		return errors.New("--no-auth and --token-file exclude each other")
+	}
+	if host, _, _ := net.SplitHostPort(addr); o.noAuth && !loopback(host) {
+		return fmt.Errorf("--no-auth is refused on %s: anyone who can reach it could use the tools; listen on a loopback address (127.0.0.1:PORT) or use a token", addr)
+	}
+	return nil
+}
+
+// listenAddr is the address --http listens on: a bare PORT or :PORT means
+// loopback, so that every interface is only ever asked for explicitly.
+func listenAddr(flag string) (string, error) {
+	port := flag
+	host, p, err := net.SplitHostPort(flag)
+	if err == nil {
+		port = p
+	} else if host = ""; strings.ContainsAny(flag, ":[]") {
+		return "", fmt.Errorf("--http %q: want PORT, :PORT or HOST:PORT", flag)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", fmt.Errorf("--http %q: want PORT, :PORT or HOST:PORT", flag)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// loopback reports whether host only ever means this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadCloser, stdout io.WriteCloser) error {
@@ -113,15 +219,15 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return err
 	}
 	defer closeDeployment()
-	server, err := plugServer(d)
+	f, server, err := plugServer(d, mcpserver.Config{Cwd: d.Workspace, MaxCallsPerSession: o.maxCalls, CallsPerSecond: o.rate})
 	if err != nil {
 		return err
 	}
 	if o.http != "" {
-		return serveHTTP(ctx, o.http, o.sessionTimeout, server.MCP(), logger)
+		return serveHTTP(ctx, o, server, func() bool { return f.State() == runtime.Active }, logger)
 	}
-	logger.Info("serving MCP on stdio", "workspace", d.Workspace)
-	err = server.MCP().Run(ctx, mcpserver.NewIOTransport(stdin, stdout))
+	logger.Info("serving MCP on stdio", "workspace", d.Workspace, "max_message", int64(o.maxMessage))
+	err = server.MCP().Run(ctx, mcpserver.NewIOTransport(stdin, stdout, int64(o.maxMessage)))
 	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil // interrupted, or the client went away
 	}
@@ -130,31 +236,58 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 
 // plugServer loads the server plugin on the deployment's root and returns
 // the service it provides.
-func plugServer(d *gordis.Deployment) (*mcpserver.Server, error) {
-	f, err := d.Root.Plugin(mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace})
+func plugServer(d *gordis.Deployment, cfg mcpserver.Config) (*runtime.Fiber, *mcpserver.Server, error) {
+	f, err := d.Root.Plugin(mcpserver.Plugin, cfg)
 	if err == nil {
 		err = f.Wait()
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return mcpserver.Service.Get(f.Context())
+	s, err := mcpserver.Service.Get(f.Context())
+	return f, s, err
 }
 
-// serveHTTP serves the streamable transport with sessions (each one a
-// read-before-write session) until ctx is done. A session idle for
-// sessionTimeout is closed: over HTTP nothing else tells a client that
-// vanished from one that is thinking.
-func serveHTTP(ctx context.Context, addr string, sessionTimeout time.Duration, server *mcp.Server, logger *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
+// serveHTTP serves the streamable transport on /mcp until ctx is done. The
+// start line gives the URL to paste and where the token is, never the token.
+func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready func() bool, logger *slog.Logger) error {
+	opts := mcpserver.HTTPOptions{
+		SessionTimeout: o.sessionTimeout,
+		MaxMessage:     int64(o.maxMessage),
+		MaxSessions:    o.maxSessions,
+		Ready:          ready,
+	}
+	auth := "none"
+	if !o.noAuth {
+		var err error
+		if opts.Tokens, auth, err = tokens(o.tokenFile); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{Handler: server.HTTPHandler(opts), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	scheme := "http"
+	if o.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.tlsCert, o.tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		scheme = "https"
+	}
+	ln, err := net.Listen("tcp", o.http)
 	if err != nil {
 		return err
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Logger: logger, SessionTimeout: sessionTimeout})
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving MCP on streamable HTTP", "url", "http://"+ln.Addr().String()+"/")
+	logger.Info("serving MCP on streamable HTTP", "url", scheme+"://"+ln.Addr().String()+mcpserver.Endpoint,
+		"token", auth, "max_message", int64(o.maxMessage), "max_sessions", o.maxSessions, "max_calls", o.maxCalls, "rate", o.rate)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			served <- srv.ServeTLS(ln, "", "")
+		} else {
+			served <- srv.Serve(ln)
+		}
+	}()
 	select {
 	case err := <-served:
 		return err

@@ -71,6 +71,16 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, 2, "mcp: flag provided but not defined: -bogus (see mcp --help)\n"},
 		{[]string{"extra"}, 2, "mcp: unexpected argument \"extra\" (see mcp --help)\n"},
 		{[]string{"--workspace", "/nonexistent/gordis"}, 1, "mcp: gordis: workspace: stat /nonexistent/gordis: no such file or directory\n"},
+		{[]string{"--http", "0.0.0.0:8080", "--no-auth"}, 2, "mcp: --no-auth is refused on 0.0.0.0:8080: anyone who can reach it could use the tools; listen on a loopback address (127.0.0.1:PORT) or use a token (see mcp --help)\n"},
+		{[]string{"--http", "example.com:8080", "--no-auth"}, 2, "mcp: --no-auth is refused on example.com:8080: anyone who can reach it could use the tools; listen on a loopback address (127.0.0.1:PORT) or use a token (see mcp --help)\n"},
+		{[]string{"--http", "8080", "--tls-cert", "c.pem"}, 2, "mcp: --tls-cert and --tls-key go together (see mcp --help)\n"},
+		{[]string{"--http", "8080", "--tls-key", "k.pem"}, 2, "mcp: --tls-cert and --tls-key go together (see mcp --help)\n"},
+		{[]string{"--no-auth"}, 2, "mcp: --token-file, --no-auth, --tls-cert and --tls-key need --http (stdio has no authentication) (see mcp --help)\n"},
+		{[]string{"--http", "80:80:80"}, 2, "mcp: --http \"80:80:80\": want PORT, :PORT or HOST:PORT (see mcp --help)\n"},
+		{[]string{"--http", "host"}, 2, "mcp: --http \"host\": want PORT, :PORT or HOST:PORT (see mcp --help)\n"},
+		{[]string{"--log-format", "xml"}, 2, "mcp: --log-format \"xml\": want text or json (see mcp --help)\n"},
+		{[]string{"--max-message", "2TB"}, 2, "mcp: invalid value \"2TB\" for flag -max-message: want a positive number of bytes, with KiB, MiB or GiB as a suffix if you like (see mcp --help)\n"},
+		{[]string{"--http", "8080", "--token-file", "/nonexistent/token"}, 1, "mcp: --token-file: open /nonexistent/token: no such file or directory\n"},
 	} {
 		code, stdout, stderr := runInProcess(tc.args...)
 		if code != tc.code || stdout != "" || stderr != tc.want {
@@ -257,8 +267,11 @@ func TestHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd, url, log, stdout := startHTTP(t, "--workspace", ws)
+	if !strings.HasSuffix(url, "/mcp") || !strings.Contains(log.String(), `token=$GORDIS_MCP_TOKEN`) || strings.Contains(log.String(), testToken) {
+		t.Errorf("start line: want the /mcp URL and where the token is, never the token:\n%s", log.String())
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
-		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken(testToken)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,11 +299,18 @@ func TestHTTP(t *testing.T) {
 	}
 }
 
-// startHTTP starts the command with --http on a free port and returns it,
-// the URL it logged, its log and its stdout.
+// testToken is the bearer token startHTTP gives the command.
+const testToken = "test-token-0123456789"
+
+// startHTTP starts the command with --http on a free port, testToken in
+// its environment unless the test set the variable, and returns it, the URL
+// it logged, its log and its stdout.
 func startHTTP(t *testing.T, args ...string) (*exec.Cmd, string, *mcptest.Buffer, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append(args, "--http", "127.0.0.1:0")...)
+	if _, set := os.LookupEnv(tokenEnv); !set {
+		cmd.Env = append(os.Environ(), tokenEnv+"="+testToken)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +325,7 @@ func startHTTP(t *testing.T, args ...string) (*exec.Cmd, string, *mcptest.Buffer
 	log := new(mcptest.Buffer)
 	go func() {
 		sc := bufio.NewScanner(stderr)
-		found := regexp.MustCompile(`url=(http://\S+)`)
+		found := regexp.MustCompile(`url"?[=:]"?(https?://[^\s"]+)`)
 		for sc.Scan() {
 			log.Write([]byte(sc.Text() + "\n"))
 			if m := found.FindStringSubmatch(sc.Text()); m != nil {
@@ -334,7 +354,7 @@ func TestHTTPIdleSession(t *testing.T) {
 	_, url, log, _ := startHTTP(t, "--workspace", ws, "--session-timeout", timeout.String())
 	connect := func() *mcp.ClientSession {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
-			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken(testToken), MaxRetries: -1}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

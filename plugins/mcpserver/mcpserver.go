@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,6 +48,15 @@ type Config struct {
 	// arguments resolve against it. "" leaves them to the filesystem
 	// provider's own directory.
 	Cwd string `json:"cwd,omitempty"`
+	// MaxCallsPerSession bounds the tool calls one session runs at once; a
+	// call over it is refused with a JSON-RPC error (CodeOverLimit). 0: no
+	// bound.
+	MaxCallsPerSession int `json:"maxCallsPerSession,omitempty"`
+	// CallsPerSecond bounds the tool calls started per second with one
+	// bearer token, in bursts of up to a second's worth; all clients without
+	// a token share one budget. A call over it is refused with a JSON-RPC
+	// error (CodeOverLimit). 0: no bound.
+	CallsPerSecond float64 `json:"callsPerSecond,omitempty"`
 }
 
 // Plugin provides the "mcp" service. It injects the "tools" and "prompt"
@@ -76,11 +86,14 @@ type Server struct {
 	cwd    string
 	calls  atomic.Uint64 // numbers the registry calls
 
+	maxCalls int   // Config.MaxCallsPerSession
+	rates    rates // Config.CallsPerSecond
+
 	publishing sync.Mutex // serializes sync and guards published
 	published  map[string]registry.Definition
 
 	mu       sync.Mutex // guards sessions and closed
-	sessions map[*mcp.ServerSession]*agent.Session
+	sessions map[*mcp.ServerSession]*session
 	closed   bool
 	watchers sync.WaitGroup // one per session in sessions
 }
@@ -104,7 +117,9 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 		logger:    logger,
 		cwd:       cfg.Cwd,
 		published: map[string]registry.Definition{},
-		sessions:  map[*mcp.ServerSession]*agent.Session{},
+		sessions:  map[*mcp.ServerSession]*session{},
+		maxCalls:  cfg.MaxCallsPerSession,
+		rates:     rates{perSecond: cfg.CallsPerSecond, now: time.Now, buckets: map[string]*bucket{}},
 	}
 	s.sdk.AddPrompt(&mcp.Prompt{
 		Name:        PromptName,
@@ -218,15 +233,23 @@ type ErrorContent struct {
 
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := s.rates.allow(userOf(req)); err != nil {
+			return nil, err
+		}
 		session, err := s.session(req.Session)
 		if err != nil {
 			return nil, err
 		}
+		release, err := session.calls.acquire()
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		res := s.tools.Execute(ctx, &registry.Call{
 			ID:      "mcp-" + strconv.FormatUint(s.calls.Add(1), 10),
 			Tool:    name,
 			Args:    req.Params.Arguments,
-			Session: session,
+			Session: session.agent,
 		})
 		return resultOf(res), nil
 	}
@@ -243,9 +266,15 @@ func resultOf(res *registry.Result) *mcp.CallToolResult {
 // errClosed refuses calls that reach a disposed server.
 var errClosed = errors.New("mcpserver: the server is shut down")
 
-// session is the policy session of an MCP session, started on its first
-// call; a watcher ends it when the MCP session closes.
-func (s *Server) session(ss *mcp.ServerSession) (*agent.Session, error) {
+// session is what the server keeps for an MCP session.
+type session struct {
+	agent *agent.Session // the policy session
+	calls slots          // the calls in flight
+}
+
+// session is the state of an MCP session, started on its first call; a
+// watcher ends its policy session when the MCP session closes.
+func (s *Server) session(ss *mcp.ServerSession) (*session, error) {
 	if ss == nil {
 		return nil, errors.New("mcpserver: a call outside an MCP session")
 	}
@@ -257,7 +286,10 @@ func (s *Server) session(ss *mcp.ServerSession) (*agent.Session, error) {
 	if a, ok := s.sessions[ss]; ok {
 		return a, nil
 	}
-	a := agent.NewSession(s.cwd)
+	a := &session{agent: agent.NewSession(s.cwd)}
+	if s.maxCalls > 0 {
+		a.calls = make(slots, s.maxCalls)
+	}
 	s.sessions[ss] = a
 	s.watchers.Add(1)
 	go func() {
@@ -266,7 +298,7 @@ func (s *Server) session(ss *mcp.ServerSession) (*agent.Session, error) {
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
-		a.Close()
+		a.agent.Close()
 	}()
 	return a, nil
 }

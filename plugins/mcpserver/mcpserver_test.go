@@ -37,13 +37,20 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
+	return newFixtureWith(t, mcpserver.Config{})
+}
+
+// newFixtureWith is newFixture with cfg; its Cwd is the workspace.
+func newFixtureWith(t testing.TB, cfg mcpserver.Config) *fixture {
+	t.Helper()
 	// The runtime's log goes to a recorder, not stderr: benchmarks print only figures.
 	d, cleanup, err := gordis.Build(gordis.Options{Workspace: t.TempDir(), Logger: slog.New(runtimetest.NewLogs())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cleanup)
-	f := runtimetest.Plug(t, d.Root, mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace})
+	cfg.Cwd = d.Workspace
+	f := runtimetest.Plug(t, d.Root, mcpserver.Plugin, cfg)
 	s, err := mcpserver.Service.Get(f.Context())
 	if err != nil {
 		t.Fatal(err)

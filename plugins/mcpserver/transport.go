@@ -18,15 +18,19 @@ import (
 // Here a line that is not JSON is answered with a parse error (-32700), and
 // a line of JSON that is not a JSON-RPC message (nor a non-empty batch of
 // them) with an invalid request (-32600), both with a null id as JSON-RPC
-// 2.0 requires, and reading goes on. A line longer than
-// mcp.DefaultMaxLineLength is skipped with an invalid request too. What the
+// 2.0 requires, and reading goes on. A line longer than maxMessage bytes
+// (0: DefaultMaxMessage) is skipped and answered with an invalid request
+// too, without being held in memory. What the
 // SDK can decode goes to it unchanged, so a valid message with an unknown
 // method or wrong params gets the SDK's answer, and a batch is the SDK's to
 // accept or refuse by protocol version.
-func NewIOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
+func NewIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IOTransport {
+	if maxMessage <= 0 {
+		maxMessage = DefaultMaxMessage
+	}
 	out := &lockedWriter{w: w}
 	return &mcp.IOTransport{
-		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out},
+		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out, max: maxMessage + 1},
 		Writer: out,
 		// The filter bounds every line it passes on.
 		MaxLineLength: -1,
@@ -37,11 +41,7 @@ func NewIOTransport(r io.ReadCloser, w io.WriteCloser) *mcp.IOTransport {
 var (
 	parseError     = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n")
 	invalidRequest = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}` + "\n")
-	lineTooLong    = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: line too long"}}` + "\n")
 )
-
-// maxLine is the longest line passed on, its newline included.
-const maxLine = mcp.DefaultMaxLineLength
 
 // lineFilter reads lines from src and passes on those the SDK can decode,
 // trimmed of surrounding white space and ended by one newline. It answers
@@ -50,6 +50,7 @@ type lineFilter struct {
 	src  io.Closer
 	in   *bufio.Reader
 	out  *lockedWriter
+	max  int64  // the longest line passed on, its newline included
 	buf  []byte // the current line; it keeps the longest line's size, as the SDK's decoder does
 	rest []byte // what of the current line Read has not returned yet
 	err  error  // what ended src, returned once rest is empty: the last line may lack its newline
@@ -64,8 +65,10 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		if f.err = err; err != nil && err != io.EOF {
 			return 0, err // a broken stream, not a bad line
 		}
-		answer := lineTooLong
-		if !tooLong {
+		var answer []byte
+		if tooLong {
+			answer = tooLarge(line, f.max-1)
+		} else {
 			if line = bytes.Trim(line, jsonSpace); len(line) == 0 {
 				continue // the SDK skips white space too
 			}
@@ -86,15 +89,24 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 // jsonSpace is the white space JSON allows around a value.
 const jsonSpace = " \t\r\n"
 
-// readLine reads through the next newline or the end of src. A line longer
-// than maxLine is consumed but not kept.
+// keptBuffer is the largest line buffer kept for the next line: a large
+// write's buffer is not held for the rest of the session.
+const keptBuffer = 1 << 20
+
+// readLine reads through the next newline or the end of src. Of a line
+// longer than f.max only the start is kept (idWindow bytes, where its id
+// is), and tooLong is set.
 func (f *lineFilter) readLine() (line []byte, tooLong bool, err error) {
+	if cap(f.buf) > keptBuffer {
+		f.buf = nil
+	}
 	f.buf = f.buf[:0]
 	for {
 		chunk, err := f.in.ReadSlice('\n')
 		if !tooLong {
-			if len(f.buf)+len(chunk) > maxLine {
-				tooLong, f.buf = true, f.buf[:0]
+			if int64(len(f.buf)+len(chunk)) > f.max {
+				tooLong = true
+				f.buf = append(f.buf, chunk...)[:min(len(f.buf)+len(chunk), idWindow)]
 			} else {
 				f.buf = append(f.buf, chunk...)
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,10 +31,15 @@ type rawClient struct {
 
 // serveRaw runs the fixture's server on NewIOTransport over pipes.
 func serveRaw(t *testing.T, fx *fixture) (*rawClient, *mcp.ServerSession) {
+	return serveRawLimited(t, fx, 0)
+}
+
+// serveRawLimited is serveRaw with a bound on a message's size.
+func serveRawLimited(t *testing.T, fx *fixture, maxMessage int64) (*rawClient, *mcp.ServerSession) {
 	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
-	ss, err := fx.server.MCP().Connect(t.Context(), mcpserver.NewIOTransport(serverIn, serverOut), nil)
+	ss, err := fx.server.MCP().Connect(t.Context(), mcpserver.NewIOTransport(serverIn, serverOut, maxMessage), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,18 +137,31 @@ func TestIOTransportAnswersBadLines(t *testing.T) {
 	}
 }
 
-// A line longer than the SDK's limit is skipped whole and answered; the
-// next line is read as usual.
+// A line longer than the limit is skipped whole and answered; the next
+// line is read as usual. One of exactly the limit passes.
 func TestIOTransportLineTooLong(t *testing.T) {
-	c, _ := serveRaw(t, newFixture(t))
+	const limit = 1 << 20
+	c, _ := serveRawLimited(t, newFixture(t), limit)
 	c.handshake()
-	long := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("x", mcp.DefaultMaxLineLength) + `"}}`
-	c.send(long)
-	if got, want := c.recv(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: line too long"}}`; got != want {
+	ping := func(id int, size int) string {
+		head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"ping","params":{"x":"`
+		return head + strings.Repeat("x", size-len(head)-len(`"}}`)) + `"}}`
+	}
+	c.send(ping(2, limit))
+	if got, want := c.recv(), `{"jsonrpc":"2.0","id":2,"result":{}}`; got != want {
+		t.Errorf("a message of the limit: got %s, want %s", got, want)
+	}
+	c.send(ping(3, limit+1))
+	if got, want := c.recv(), `{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"invalid request: the message is larger than 1048576 bytes"}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	c.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
-	if got, want := c.recv(), `{"jsonrpc":"2.0","id":3,"result":{}}`; got != want {
+	// An id behind the large value is not looked for: the answer's is null.
+	c.send(`{"jsonrpc":"2.0","method":"ping","params":{"x":"` + strings.Repeat("x", limit) + `"},"id":5}`)
+	if got, want := c.recv(), `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: the message is larger than 1048576 bytes"}}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if got, want := c.recv(), `{"jsonrpc":"2.0","id":4,"result":{}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
@@ -151,7 +170,7 @@ func TestIOTransportLineTooLong(t *testing.T) {
 // session.
 func TestIOTransportLastLine(t *testing.T) {
 	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-	tr := mcpserver.NewIOTransport(io.NopCloser(strings.NewReader(" "+ping)), discard{io.Discard})
+	tr := mcpserver.NewIOTransport(io.NopCloser(strings.NewReader(" "+ping)), discard{io.Discard}, 0)
 	if passed, err := io.ReadAll(tr.Reader); err != nil || string(passed) != ping+"\n" {
 		t.Errorf("passed %q, %v; want %q", passed, err, ping+"\n")
 	}
@@ -188,7 +207,7 @@ func FuzzIOTransport(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, input []byte) {
-		tr := mcpserver.NewIOTransport(io.NopCloser(bytes.NewReader(input)), discard{io.Discard})
+		tr := mcpserver.NewIOTransport(io.NopCloser(bytes.NewReader(input)), discard{io.Discard}, 0)
 		passed, err := io.ReadAll(tr.Reader)
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +254,7 @@ func BenchmarkIOTransport(b *testing.B) {
 			{"sdk", func(r io.ReadCloser) *mcp.IOTransport {
 				return &mcp.IOTransport{Reader: r, Writer: discard{io.Discard}}
 			}},
-			{"filtered", func(r io.ReadCloser) *mcp.IOTransport { return mcpserver.NewIOTransport(r, discard{io.Discard}) }},
+			{"filtered", func(r io.ReadCloser) *mcp.IOTransport { return mcpserver.NewIOTransport(r, discard{io.Discard}, 0) }},
 		} {
 			b.Run(size.name+"/"+tc.name, func(b *testing.B) {
 				conn, err := tc.transport(io.NopCloser(&repeat{line: size.line})).Connect(b.Context())

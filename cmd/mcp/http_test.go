@@ -1,0 +1,135 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bearer adds a token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func withToken(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
+
+func TestListenAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"8080":           "127.0.0.1:8080",
+		":8080":          "127.0.0.1:8080",
+		"0.0.0.0:8080":   "0.0.0.0:8080",
+		"localhost:0":    "localhost:0",
+		"[::1]:8080":     "[::1]:8080",
+		"10.0.0.7:8080":  "10.0.0.7:8080",
+		"[::]:8080":      "[::]:8080",
+		"127.0.0.1:8080": "127.0.0.1:8080",
+	} {
+		if got, err := listenAddr(in); err != nil || got != want {
+			t.Errorf("listenAddr(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "host", "80:80:80", ":http", "70000", "::1"} {
+		if got, err := listenAddr(in); err == nil {
+			t.Errorf("listenAddr(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for host, want := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true,
+		"0.0.0.0": false, "::": false, "10.0.0.7": false, "example.com": false, "": false} {
+		if got := loopback(host); got != want {
+			t.Errorf("loopback(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]byteSize{"1": 1, "80MiB": 80 << 20, "4KiB": 4 << 10, "2GiB": 2 << 30} {
+		var b byteSize
+		if err := b.Set(in); err != nil || b != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, b, err, want)
+		}
+		if got := b.String(); got != in {
+			t.Errorf("String() of %q = %q", in, got)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "1MB", "MiB", "1.5MiB", "9999999999GiB"} {
+		var b byteSize
+		if err := b.Set(in); err == nil {
+			t.Errorf("Set(%q) = %d, want an error", in, b)
+		}
+	}
+}
+
+// TestHTTPGeneratedToken: without --token-file and GORDIS_MCP_TOKEN the
+// command generates a token into a 0600 file under $XDG_STATE_HOME, logs
+// the file and not the token, and wants it; a restart keeps it.
+func TestHTTPGeneratedToken(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv(tokenEnv, "")
+	path := filepath.Join(state, "gordis", "mcp-token")
+	var first string
+	for range 2 {
+		cmd, url, log, _ := startHTTP(t, "--workspace", t.TempDir())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token := strings.TrimSpace(string(data))
+		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 || len(token) != 26 {
+			t.Fatalf("token file %v %v, token of %d characters", info.Mode(), err, len(token))
+		}
+		if first == "" {
+			first = token
+		} else if token != first {
+			t.Error("a restart changed the generated token")
+		}
+		if !strings.Contains(log.String(), "token="+path) || strings.Contains(log.String(), token) {
+			t.Errorf("the log should name %s and not hold the token:\n%s", path, log.String())
+		}
+		if _, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil); err == nil {
+			t.Error("connected without a token")
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken(token), MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("with the generated token: %v", err)
+		}
+		cs.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
+
+// TestHTTPTokenFile: each line of --token-file is a token; --log-format
+// json logs JSON.
+func TestHTTPTokenFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(file, []byte("alice-token\nbob-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log, _ := startHTTP(t, "--workspace", t.TempDir(), "--token-file", file, "--log-format", "json")
+	if !regexp.MustCompile(`"token":"` + regexp.QuoteMeta(file) + `"`).MatchString(log.String()) {
+		t.Errorf("the JSON start line lacks the token file:\n%s", log.String())
+	}
+	for _, token := range []string{"alice-token", "bob-token"} {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+			Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken(token), MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", token, err)
+		}
+		cs.Close()
+	}
+}

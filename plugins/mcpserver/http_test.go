@@ -1,0 +1,279 @@
+package mcpserver_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/plugins/mcpserver"
+)
+
+// serveHTTP serves fx's server with o on a real HTTP server.
+func (fx *fixture) serveHTTP(t *testing.T, o mcpserver.HTTPOptions) string {
+	t.Helper()
+	srv := httptest.NewServer(fx.server.HTTPHandler(o))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// bearer adds a token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// dial opens a session on base's endpoint with token ("": none).
+func dial(t *testing.T, base, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := &http.Client{}
+	if token != "" {
+		client.Transport = bearer{token}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: base + mcpserver.Endpoint, HTTPClient: client, MaxRetries: -1}, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func mustDial(t *testing.T, base, token string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := dial(t, base, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// post sends body to the endpoint as a client would and returns the status
+// and the body of the answer.
+func post(t *testing.T, base string, header map[string]string, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+mcpserver.Endpoint, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(got)
+}
+
+// TestHTTPAuth: without a token, or with a wrong one, the endpoint answers
+// 401 and opens nothing; each configured token opens sessions; a session
+// belongs to the token that opened it.
+func TestHTTPAuth(t *testing.T) {
+	fx := newFixture(t)
+	fx.file(t, "a.txt", "alpha\n")
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"first-secret", "second-secret"}})
+	for _, tc := range []struct {
+		name, auth, want string
+	}{
+		{"no token", "", "no bearer token\n"},
+		{"wrong token", "Bearer first-secreT", "invalid token\n"},
+		{"a prefix", "Bearer first", "invalid token\n"},
+		{"not bearer", "Basic Zmlyc3Qtc2VjcmV0", "no bearer token\n"},
+	} {
+		header := map[string]string{}
+		if tc.auth != "" {
+			header["Authorization"] = tc.auth
+		}
+		if code, body := post(t, base, header, initialize); code != http.StatusUnauthorized || body != tc.want {
+			t.Errorf("%s: %d %q, want 401 %q", tc.name, code, body, tc.want)
+		}
+	}
+	for range fx.server.MCP().Sessions() {
+		t.Fatal("a refused request opened a session")
+	}
+	if _, err := dial(t, base, "wrong"); err == nil {
+		t.Error("the SDK client connected with a wrong token")
+	}
+	for _, token := range []string{"first-secret", "second-secret"} {
+		cs := mustDial(t, base, token)
+		if res := call(t, cs, "read", map[string]any{"file_path": "a.txt"}); res.IsError {
+			t.Fatalf("read with %s: %q", token, text(t, res))
+		}
+	}
+
+	// A session ID does not let another token in.
+	cs := mustDial(t, base, "first-secret")
+	header := map[string]string{"Authorization": "Bearer second-secret", "Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-11-25"}
+	if code, body := post(t, base, header, `{"jsonrpc":"2.0","id":9,"method":"ping"}`); code != http.StatusForbidden || body != "session user mismatch\n" {
+		t.Errorf("another token's session: %d %q, want 403", code, body)
+	}
+}
+
+// TestHTTPProbes: /healthz and /readyz need no token; /readyz follows
+// Ready; other paths are not found.
+func TestHTTPProbes(t *testing.T) {
+	fx := newFixture(t)
+	var ready atomic.Bool
+	ready.Store(true)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"secret"}, Ready: ready.Load})
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, tc := range []struct {
+		path  string
+		ready bool
+		code  int
+		body  string
+	}{
+		{"/healthz", true, 200, "ok\n"},
+		{"/readyz", true, 200, "ready\n"},
+		{"/readyz", false, 503, "not ready\n"},
+		{"/healthz", false, 200, "ok\n"},
+		{"/", true, 404, "404 page not found\n"},
+		{"/mcp/x", true, 404, "404 page not found\n"},
+	} {
+		ready.Store(tc.ready)
+		if code, body := get(tc.path); code != tc.code || body != tc.body {
+			t.Errorf("GET %s (ready %v): %d %q, want %d %q", tc.path, tc.ready, code, body, tc.code, tc.body)
+		}
+	}
+}
+
+// TestHTTPCrossOrigin: a browser's cross-site POST is refused, with or
+// without a token; a non-browser client (no Origin) is not affected.
+func TestHTTPCrossOrigin(t *testing.T) {
+	fx := newFixture(t)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
+	code, body := post(t, base, map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, initialize)
+	if code != http.StatusForbidden || body != "cross-origin request detected from Sec-Fetch-Site header\n" {
+		t.Errorf("cross-site POST: %d %q, want 403", code, body)
+	}
+	if code, body := post(t, base, nil, initialize); code != http.StatusOK {
+		t.Errorf("POST without Origin: %d %q", code, body)
+	}
+}
+
+// TestHTTPMessageLimit: a body over the limit gets 413, and the same
+// session's next request is served.
+func TestHTTPMessageLimit(t *testing.T) {
+	fx := newFixture(t)
+	fx.file(t, "a.txt", "alpha\n")
+	const limit = 64 << 10
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{MaxMessage: limit})
+	cs := mustDial(t, base, "")
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": "big.txt", "content": strings.Repeat("x", limit)}})
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) || jerr.Code != jsonrpc.CodeInvalidRequest || jerr.Message != "invalid request: the message is larger than 65536 bytes" || !strings.Contains(err.Error(), "Request Entity Too Large") {
+		t.Errorf("a call over the limit: %v, want a JSON-RPC error with 413", err)
+	}
+	header := map[string]string{"Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": "2025-11-25"}
+	body := `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"` + strings.Repeat("y", limit) + `"}}`
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"invalid request: the message is larger than 65536 bytes"}}` + "\n"
+	if code, got := post(t, base, header, body); code != http.StatusRequestEntityTooLarge || got != want {
+		t.Errorf("a raw body over the limit: %d %q, want 413", code, got)
+	}
+	if res := call(t, cs, "read", map[string]any{"file_path": "a.txt"}); res.IsError {
+		t.Errorf("read after the refusal: %q", text(t, res))
+	}
+}
+
+// TestHTTPSessionLimit: a session beyond the limit is refused with 503
+// while the open ones go on; closing one makes room.
+func TestHTTPSessionLimit(t *testing.T) {
+	fx := newFixture(t)
+	fx.file(t, "a.txt", "alpha\n")
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{MaxSessions: 2})
+	first, second := mustDial(t, base, ""), mustDial(t, base, "")
+	if code, body := post(t, base, nil, initialize); code != http.StatusServiceUnavailable || body != "too many sessions (the limit is 2)\n" {
+		t.Errorf("a third session: %d %q, want 503", code, body)
+	}
+	if res := call(t, second, "read", map[string]any{"file_path": "a.txt"}); res.IsError {
+		t.Errorf("an open session after the refusal: %q", text(t, res))
+	}
+	first.Close()
+	if _, err := dial(t, base, ""); err != nil {
+		t.Errorf("a session after one closed: %v", err)
+	}
+}
+
+// overLimit is the JSON-RPC error of a refused call, or nil.
+func overLimit(t *testing.T, cs *mcp.ClientSession, tool string) *jsonrpc.Error {
+	t.Helper()
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+	if err == nil {
+		return nil
+	}
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) {
+		t.Fatalf("%s: %v, want a JSON-RPC error", tool, err)
+	}
+	return jerr
+}
+
+// TestCallsPerSession: a call beyond the limit of calls in flight is
+// refused with CodeOverLimit; another session is not affected.
+func TestCallsPerSession(t *testing.T) {
+	fx := newFixtureWith(t, mcpserver.Config{MaxCallsPerSession: 1})
+	calls, _ := fx.probe(t, true)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
+	busy, other := mustDial(t, base, ""), mustDial(t, base, "")
+	go busy.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
+	await(t, calls, "the first call to start")
+	jerr := overLimit(t, busy, "list")
+	if jerr == nil || jerr.Code != mcpserver.CodeOverLimit || jerr.Message != "too many calls in flight in this session (the limit is 1)" {
+		t.Errorf("a second call in flight: %v", jerr)
+	}
+	if jerr := overLimit(t, other, "list"); jerr != nil {
+		t.Errorf("another session: %v", jerr)
+	}
+}
+
+// TestCallsPerSecond: each token has its budget; a call over it is refused
+// with CodeOverLimit, and another token is not affected.
+func TestCallsPerSecond(t *testing.T) {
+	fx := newFixtureWith(t, mcpserver.Config{CallsPerSecond: 2})
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"alice", "bob"}})
+	alice, alice2, bob := mustDial(t, base, "alice"), mustDial(t, base, "alice"), mustDial(t, base, "bob")
+	for i, cs := range []*mcp.ClientSession{alice, alice2} {
+		if jerr := overLimit(t, cs, "list"); jerr != nil {
+			t.Fatalf("call %d within the budget: %v", i+1, jerr)
+		}
+	}
+	jerr := overLimit(t, alice2, "list")
+	if jerr == nil || jerr.Code != mcpserver.CodeOverLimit || jerr.Message != "too many calls: over 2 per second for this token" {
+		t.Errorf("the third call in a second: %v", jerr)
+	}
+	if jerr := overLimit(t, bob, "list"); jerr != nil {
+		t.Errorf("another token: %v", jerr)
+	}
+}
+
+// TestHTTPUnknownSession: an unknown or expired session ID gets 404, as the
+// MCP specification requires, so that a client starts a new session.
+func TestHTTPUnknownSession(t *testing.T) {
+	fx := newFixture(t)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
+	header := map[string]string{"Mcp-Session-Id": "gone", "Mcp-Protocol-Version": "2025-11-25"}
+	if code, body := post(t, base, header, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); code != http.StatusNotFound || body != "session not found\n" {
+		t.Errorf("unknown session: %d %q, want 404", code, body)
+	}
+}
