@@ -259,7 +259,7 @@ func (t *tree) Resolve(ctx context.Context, rel string) (string, error) {
 
 // separators are the bytes that separate path components: "/" everywhere,
 // and "\" on Windows too.
-const separators = "/" + string(filepath.Separator)
+var separators = "/" + strings.TrimPrefix(string(filepath.Separator), "/")
 
 // cutName splits the first component off a path that does not start with
 // a separator.

@@ -235,8 +235,8 @@ func lockStaging(file *os.File) {
 }
 
 // holdSetup takes a shared lock on the directory dir for a writer that
-// makes its staging directory there and locks its file; closing dir
-// releases it. A sweep judges a staging directory only under the
+// makes its staging directory there and locks its file; releaseSetup (or
+// closing dir) releases it. A sweep judges a staging directory only under the
 // exclusive lock, so it never sees one between its mkdir and its lock,
 // where a live writer's looks like a crash's. A sweep holds the lock while
 // it judges one entry, not while it removes it, so the wait is short; it
