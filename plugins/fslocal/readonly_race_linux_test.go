@@ -26,7 +26,8 @@ import (
 // items 1 and 8): never a bare errno. Without openat2, os.Root's walk,
 // which reads and stats go through, may also meet the swap half-way and
 // report the file missing (FS_NOT_FOUND, or FS_STALE_VERSION for an
-// edit): counted, not failed, there.
+// edit; FS_NOT_DIRECTORY for a listing): counted, not failed, there.
+// Reads, listings and stats through sw run beside them and succeed.
 func TestReadOnlySwapRace(t *testing.T) {
 	t.Run("openat2", func(t *testing.T) { raceReadOnly(t, false) })
 	t.Run("os.Root", func(t *testing.T) {
@@ -123,8 +124,30 @@ func raceReadOnly(t *testing.T, osRoot bool) {
 			}
 		})
 	}
+	// Readers of the same paths: a read, a listing, a stat and an lstat
+	// through sw succeed, through the directory or through the link.
+	var reads, misreads atomic.Int64
+	for _, op := range []string{"read", "list", "stat", "lstat"} {
+		wg.Go(func() {
+			for range rounds {
+				reads.Add(1)
+				err := readThrough(ctx, f, op)
+				switch code := fs.CodeOf(err); {
+				case err == nil:
+				case osRoot && (code == fs.CodeNotFound || code == fs.CodeNotDirectory):
+					misreads.Add(1)
+				default:
+					msg := errMessage(err)
+					mu.Lock()
+					raw[op+": "+string(code)+" "+msg[strings.LastIndex(msg, `": `)+1:]]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
 	wg.Wait()
 	swaps := stop()
+	t.Logf("%d reads, listings and stats through sw, %d misread by os.Root", reads.Load(), misreads.Load())
 	t.Logf("%d swaps; %d calls: %d done, %d refused as read-only, %d changed under the call (retryable), %d edits found nothing, %d misread by os.Root",
 		swaps, calls.Load(), done.Load(), refused.Load(), changed.Load(), missed.Load(), misread.Load())
 	for tail, n := range raw {
@@ -150,6 +173,31 @@ func raceReadOnly(t *testing.T, osRoot bool) {
 	if done.Load() == 0 || refused.Load() == 0 {
 		t.Errorf("the race did not happen: %d done, %d refused", done.Load(), refused.Load())
 	}
+}
+
+// readThrough runs the reading operation op on sw/sub (list) or sw/sub/f.
+func readThrough(ctx context.Context, f *FS, op string) error {
+	if op == "lstat" {
+		_, err := f.Lstat(ctx, "sw/sub/f", "")
+		return err
+	}
+	path := "sw/sub/f"
+	if op == "list" {
+		path = "sw/sub"
+	}
+	tg, err := f.Resolve(ctx, path, "")
+	if err != nil {
+		return err
+	}
+	switch op {
+	case "read":
+		_, err = f.ReadText(ctx, tg)
+	case "list":
+		_, err = f.ListDir(ctx, tg)
+	default:
+		_, err = f.Stat(ctx, tg)
+	}
+	return err
 }
 
 // errMessage is the message of a seam error, or err's text.
