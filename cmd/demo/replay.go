@@ -212,35 +212,14 @@ type step struct {
 	batch, cancel bool
 }
 
-// parse decodes line n into the registry calls it stands for. Errors come
-// as encoding/json would report them decoding the line into fields named
-// like the members: a syntax error first, then the first unknown key or
-// value of the wrong type, in the order of the line.
+// parse decodes line n into the registry calls it stands for.
 func (r *replayer) parse(n int, text []byte) (step, error) {
 	malformed := func(format string, args ...any) error {
 		return &lineError{line: n, msg: fmt.Sprintf(format, args...)}
 	}
-	if bytes.TrimSpace(text)[0] != '{' {
-		return step{}, malformed("expected a JSON object")
-	}
-	if !schema.Valid(text) {
-		return step{}, malformed("%s", syntaxProblem(text))
-	}
-	members, _ := schema.Members(text)
-	var (
-		line  replayCall
-		batch []replayCall // nil: not a batch line
-	)
-	for _, m := range members {
-		var err error
-		if m.Key == "batch" {
-			batch, err = batchCalls(m.Value)
-		} else {
-			err = line.set(m)
-		}
-		if err != nil {
-			return step{}, malformed("%s", jsonProblem(err))
-		}
+	line, batch, err := decodeLine(text)
+	if err != nil {
+		return step{}, malformed("%s", err)
 	}
 	if batch == nil {
 		if line.Tool == "" {
@@ -265,6 +244,32 @@ func (r *replayer) parse(n int, text []byte) (step, error) {
 		calls[i] = r.call(c)
 	}
 	return step{calls: calls, batch: true, cancel: line.Cancel}, nil
+}
+
+// decodeLine decodes a line into its call, or, when it has a "batch"
+// (batch not nil), the calls of the batch. It words errors as
+// encoding/json would, decoding the line into fields named like the
+// members: a syntax error first, then the first unknown key or value of
+// the wrong type, in the order of the line.
+func decodeLine(text []byte) (line replayCall, batch []replayCall, err error) {
+	if bytes.TrimSpace(text)[0] != '{' {
+		return line, nil, errors.New("expected a JSON object")
+	}
+	if !schema.Valid(text) {
+		return line, nil, invalidLine(text)
+	}
+	members, _ := schema.Members(text)
+	for _, m := range members {
+		if m.Key == "batch" {
+			batch, err = batchCalls(m.Value)
+		} else {
+			err = line.set(m)
+		}
+		if err != nil {
+			return line, nil, errors.New(jsonProblem(err))
+		}
+	}
+	return line, batch, nil
 }
 
 // batchCalls decodes the value of "batch": an array of call objects, or
@@ -293,20 +298,23 @@ func batchCalls(raw []byte) ([]replayCall, error) {
 	return calls, nil
 }
 
-// syntaxProblem words why text, which schema.Valid rejects, is not one
-// JSON object: encoding/json's account of it, or where the line ends too
-// early.
-func syntaxProblem(text []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	var v json.RawMessage
-	switch err := dec.Decode(&v); {
+// invalidLine words why text, which schema.Valid rejects, is not one JSON
+// object: encoding/json's account of its first value, or where the line
+// ends too early; a first value that is complete is read, and its errors
+// come before the data after it.
+func invalidLine(text []byte) error {
+	var first json.RawMessage
+	switch err := json.NewDecoder(bytes.NewReader(text)).Decode(&first); {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		end := len(bytes.TrimRight(text, " \t\r"))
-		return fmt.Sprintf("invalid JSON at byte %d: the line ends before the JSON object does", end)
+		return fmt.Errorf("invalid JSON at byte %d: the line ends before the JSON object does", end)
 	case err != nil:
-		return jsonProblem(err)
+		return errors.New(jsonProblem(err))
 	}
-	return "unexpected data after the JSON object"
+	if _, _, err := decodeLine(first); err != nil {
+		return err
+	}
+	return errors.New("unexpected data after the JSON object")
 }
 
 func (r *replayer) call(c replayCall) *registry.Call {

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -402,4 +405,96 @@ func TestReplayRelativeRoot(t *testing.T) {
 			t.Errorf("%s/vendor/new.go was created", dir)
 		}
 	}
+}
+
+// refCall and refLine read a line the way replay did before it split lines
+// itself: encoding/json into tagged fields.
+type refCall struct {
+	Tool    string          `json:"tool"`
+	Args    json.RawMessage `json:"args"`
+	Session string          `json:"session"`
+	Cancel  bool            `json:"cancel"`
+}
+
+type refLine struct {
+	refCall
+	Batch []refCall `json:"batch"`
+}
+
+// FuzzDecodeLine is differential: decodeLine reads a line as encoding/json
+// reads it into tagged fields, values and error words alike, except where
+// it is exact (a key that differs from a member name only in case is
+// unknown) or the reference reuses what an earlier "batch" decoded.
+func FuzzDecodeLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"tool":"read","args":{"file_path":"a.txt"},"session":"s","cancel":true}`,
+		`{"batch":[{"tool":"list"},null,{"tool":"read","args":null,"session":"x"}],"cancel":false}`,
+		`{"batch":[]}`, `{"batch":null,"tool":"a"}`, `{"tool":7}`, `{"batch":{}}`, `{"batch":[5]}`, `{"tool":"a","tool":null}`,
+		`{"tool":"a","x":1,"cancel":"no"}`, `{"batch":[{"tool":1,"y":2}]}`, `{"Tool":"a"}`, `{"tool":"list",}`, `{"tool":"a"} x`, `{`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.TrimSpace(text) == "" || strings.Count(text, `"batch"`) > 1 {
+			t.Skip() // blank lines never reach decodeLine; see above for batch
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		var keys []string
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if k, ok := tok.(string); ok {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			for _, name := range []string{"tool", "args", "session", "cancel", "batch"} {
+				if k != name && strings.EqualFold(k, name) {
+					t.Skip()
+				}
+			}
+		}
+		line, batch, err := decodeLine([]byte(text))
+
+		var ref refLine
+		var refErr error
+		if strings.TrimSpace(text)[0] != '{' {
+			refErr = errors.New("expected a JSON object")
+		} else {
+			dec := json.NewDecoder(strings.NewReader(text))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&ref); err != nil {
+				refErr = errors.New(syntaxOrProblem(text, err))
+			} else if _, err := dec.Token(); err != io.EOF {
+				refErr = errors.New("unexpected data after the JSON object")
+			}
+		}
+		if (err == nil) != (refErr == nil) || err != nil && err.Error() != refErr.Error() {
+			t.Fatalf("%q: error %v, want %v", text, err, refErr)
+		}
+		if err != nil {
+			return
+		}
+		same := func(c replayCall, r refCall) bool {
+			return c.Tool == r.Tool && string(c.Args) == string(r.Args) && (c.Args == nil) == (r.Args == nil) && c.Session == r.Session && c.Cancel == r.Cancel
+		}
+		if !same(line, ref.refCall) || (batch == nil) != (ref.Batch == nil) || len(batch) != len(ref.Batch) {
+			t.Fatalf("%q: %+v %+v, want %+v", text, line, batch, ref)
+		}
+		for i := range batch {
+			if !same(batch[i], ref.Batch[i]) {
+				t.Fatalf("%q: batch call %d %+v, want %+v", text, i+1, batch[i], ref.Batch[i])
+			}
+		}
+	})
+}
+
+// syntaxOrProblem words the reference's error as replay does.
+func syntaxOrProblem(text string, err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Sprintf("invalid JSON at byte %d: the line ends before the JSON object does", len(strings.TrimRight(text, " \t\r")))
+	}
+	return jsonProblem(err)
 }
