@@ -86,7 +86,8 @@ const toolsUsage = `usage: demo tools [flags]
 
 Prints the tool definitions of the default deployment exactly as they are
 sent to a model: a JSON array of function tools, in registration order. The
-workspace is prepared as for demo (a temporary one unless --workspace).
+deployment is built on --workspace as it is, or on an empty temporary
+directory: nothing is written into either.
 
 Flags:
 `
@@ -94,8 +95,8 @@ Flags:
 const promptUsage = `usage: demo prompt [flags]
 
 Prints the system prompt the agent sends: the demo's own section, then one
-section for each tool. The workspace is prepared as for demo (a temporary
-one unless --workspace).
+section for each tool. The deployment is built on --workspace as it is, or
+on an empty temporary directory: nothing is written into either.
 
 Flags:
 `
@@ -247,7 +248,7 @@ func inspectCommand(what string, f *demoFlags) *command {
 		text = promptUsage
 	}
 	c := newCommand("demo "+what, text, "")
-	c.flags.StringVar(&f.workspace, "workspace", "", workspaceFlagHelp)
+	c.flags.StringVar(&f.workspace, "workspace", "", "the workspace `DIR` the prompt names, which must exist (default: an empty\ntemporary directory); nothing is copied into it")
 	f.confinement.declare(c.flags)
 	return c
 }
@@ -268,7 +269,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		c.usageError(stderr, "--prompt needs DEEPSEEK_API_KEY: the scripted model plays only its own script, on the prompt %q", scripted.Prompt)
 		return 2
 	}
-	d, closeDeployment, err := deploy(f.workspace, f.confinement, stderr)
+	d, closeDeployment, err := deploy(f.workspace, true, f.confinement, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
@@ -333,6 +334,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	end, err := a.Run(ctx, prompt)
 	tr.summary(end, time.Since(start))
 	switch {
+	case outputGone(out.err):
+		return 0
 	case out.err != nil:
 		err = fmt.Errorf("cannot write the transcript: %w", out.err)
 	case end.Reason == agent.ReasonCompleted:
@@ -374,7 +377,7 @@ func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 	if code, ok := inspectCommand(what, &f).parse(args, stdout, stderr); !ok {
 		return code
 	}
-	d, closeDeployment, err := deploy(f.workspace, f.confinement, stderr)
+	d, closeDeployment, err := deploy(f.workspace, false, f.confinement, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
@@ -387,12 +390,17 @@ func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
-	if _, err := stdout.Write(out); err != nil {
+	if _, err := stdout.Write(out); err != nil && !outputGone(err) {
 		fmt.Fprintln(stderr, "demo:", err)
 		return 1
 	}
 	return 0
 }
+
+// outputGone reports whether err is a write to a pipe whose reader has
+// gone (head, a pager quit early): the command then stops quietly, with
+// status 0, as Unix tools do; nobody is left to read an error.
+func outputGone(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // toolsJSON is the tool definitions as sent to DeepSeek, indented.
 func toolsJSON(tools *registry.Registry) ([]byte, error) {
@@ -408,22 +416,31 @@ func toolsJSON(tools *registry.Registry) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// workspace returns the directory to work in, seeded with the sample
-// project, and its cleanup (a temporary directory is removed).
-func workspace(dir string) (string, func(), error) {
+// workspace returns the directory to work in, dir or a temporary one, and
+// its cleanup (a temporary directory is removed). With seed, dir is created
+// if missing and the sample project is copied in; without, dir is used as
+// it is and the temporary directory stays empty.
+func workspace(dir string, seed bool) (string, func(), error) {
 	cleanup := func() {}
-	if dir == "" {
+	switch {
+	case dir == "":
 		tmp, err := os.MkdirTemp("", "gordis-demo-*")
 		if err != nil {
 			return "", nil, err
 		}
 		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+	case !seed:
+		return dir, cleanup, nil
+	default:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, err
+		}
 	}
-	if err := copySample(dir); err != nil {
-		cleanup()
-		return "", nil, err
+	if seed {
+		if err := copySample(dir); err != nil {
+			cleanup()
+			return "", nil, err
+		}
 	}
 	return dir, cleanup, nil
 }
@@ -459,8 +476,8 @@ func copySample(dir string) error {
 // deployment on it and adds the demo's own prompt section, which tells the
 // model where it works. Its cleanup closes the deployment, then removes a
 // temporary workspace.
-func deploy(workspaceFlag string, conf confinement, stderr io.Writer) (*gordis.Deployment, func(), error) {
-	dir, removeWorkspace, err := workspace(workspaceFlag)
+func deploy(workspaceFlag string, seed bool, conf confinement, stderr io.Writer) (*gordis.Deployment, func(), error) {
+	dir, removeWorkspace, err := workspace(workspaceFlag, seed)
 	if err != nil {
 		return nil, nil, err
 	}

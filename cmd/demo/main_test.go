@@ -438,30 +438,60 @@ func TestDemoSecondRun(t *testing.T) {
 	}
 }
 
-// A stdout closed before the demo writes (head -0, a pager quit early):
-// the process is not killed by SIGPIPE, says why it stops, and removes its
-// temporary workspace.
-func TestDemoStdoutClosedEarly(t *testing.T) {
-	tmp := t.TempDir()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+// A stdout closed before a command writes (head, a pager quit early):
+// the process is not killed by SIGPIPE, stops quietly with status 0, as
+// Unix tools do, and removes its temporary workspace.
+func TestStdoutClosedEarly(t *testing.T) {
+	ws := replayWorkspace(t)
+	for _, tc := range []struct{ args, stdin string }{
+		{"", ""},
+		{"tools", ""},
+		{"prompt", ""},
+		{"replay --workspace " + ws, `{"tool":"list"}` + "\n" + `{"tool":"read","args":{"file_path":"a.txt"}}` + "\n"},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			tmp := t.TempDir()
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			defer w.Close()
+			var errOut bytes.Buffer
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "DEMO_ARGS="+tc.args, "DEEPSEEK_API_KEY=", "TMPDIR="+tmp)
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(tc.stdin), w, &errOut
+			if err := cmd.Run(); err != nil || errOut.Len() > 0 {
+				t.Errorf("exit %v, stderr %q; want status 0 and nothing", err, errOut.String())
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("left in TMPDIR: %v", left)
+			}
+		})
 	}
-	r.Close()
-	defer w.Close()
-	var errOut bytes.Buffer
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "DEMO_ARGS=", "DEEPSEEK_API_KEY=", "TMPDIR="+tmp)
-	cmd.Stdout, cmd.Stderr = w, &errOut
-	err = cmd.Run()
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
-		t.Fatalf("exit %v, want status 1; stderr %q", err, errOut.String())
-	}
-	if want := "demo: cannot write the transcript: write /dev/stdout: broken pipe\n"; errOut.String() != want {
-		t.Errorf("stderr %q, want %q", errOut.String(), want)
-	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
-		t.Errorf("left in TMPDIR: %v", left)
+}
+
+// demo tools and demo prompt only print: they copy nothing into
+// --workspace, and create no missing one.
+func TestInspectWritesNothing(t *testing.T) {
+	for _, what := range []string{"tools", "prompt"} {
+		t.Run(what, func(t *testing.T) {
+			ws := t.TempDir()
+			code, out, errOut := runDemoT(t, what, "--workspace", ws)
+			if code != 0 || out == "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			if left, _ := os.ReadDir(ws); len(left) != 0 {
+				t.Errorf("written into the workspace: %v", left)
+			}
+			missing := filepath.Join(ws, "missing")
+			if code, _, _ := runDemoT(t, what, "--workspace", missing); code != 1 {
+				t.Errorf("missing workspace: exit %d, want 1", code)
+			}
+			if _, err := os.Stat(missing); err == nil {
+				t.Errorf("%s was created", missing)
+			}
+		})
 	}
 }
 

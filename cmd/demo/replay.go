@@ -101,6 +101,9 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	r := &replayer{tools: dep.Tools, cwd: dep.Workspace, sessions: map[string]*replaySession{}}
 	defer r.close()
 	if err := r.run(in, stdout); err != nil {
+		if outputGone(err) {
+			return 0
+		}
 		fmt.Fprintf(stderr, "demo replay: %v\n", err)
 		var le *lineError
 		if errors.As(err, &le) {
