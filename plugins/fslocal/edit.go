@@ -64,7 +64,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, stale("edit", t.Path)
 	}
 	if fst.Size > cfg.held {
-		return f.streamEdit(ctx, t, file, confine.Perm(&st), edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, fst, confine.Perm(&st), edit, staged, cfg.chunk)
 	}
 	data, err := readAll(ctx, "edit", t.Path, file, fst.Size)
 	if err != nil {
@@ -88,7 +88,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if res.TooLarge {
 		// A replace_all that lengthens its matches: the result is built
 		// from the file, as for a large file.
-		return f.streamEdit(ctx, t, file, confine.Perm(&st), edit, staged, cfg.chunk)
+		return f.streamEdit(ctx, t, file, fst, confine.Perm(&st), edit, staged, cfg.chunk)
 	}
 	file.Close()
 	if err := matchError(t.Path, res.Replacements, edit.ReplaceAll); err != nil {
@@ -98,6 +98,7 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 	if err != nil {
 		return nil, err
 	}
+	s.read = fst
 	if err := s.write(ctx, res.CRLF, append([]string{prefix}, res.After...)...); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/gordis-run/gordis/internal/confine"
 	"github.com/gordis-run/gordis/plugins/fs"
 )
 
@@ -35,14 +36,16 @@ var defaultEdit = editConfig{held: maxHeldText, chunk: streamChunk}
 
 // streamEdit is the edit of a file too large to hold, or whose result
 // would be: it streams the result into the staging file (see
-// streamResult), closes file and commits. Its outcome is Omitted.
-func (f *FS) streamEdit(ctx context.Context, t fs.Target, file *os.File, mode uint32, edit fs.EditRequest, staged *pendingStage, chunk int) (*fs.EditOutcome, error) {
+// streamResult), closes file (whose stat is read) and commits. Its
+// outcome is Omitted.
+func (f *FS) streamEdit(ctx context.Context, t fs.Target, file *os.File, read *confine.Stat, mode uint32, edit fs.EditRequest, staged *pendingStage, chunk int) (*fs.EditOutcome, error) {
 	n, err := streamResult(ctx, t.Path, file, edit, staged, chunk)
 	file.Close() // before the rename (see staging.commit)
 	if err != nil {
 		return nil, err
 	}
 	s, _ := staged.wait()
+	s.read = read
 	if err := s.commit(ctx, t, mode); err != nil {
 		return nil, err
 	}

@@ -129,6 +129,16 @@ func (p parentDir) close(s stageDir) {
 	}
 }
 
+// isEntry reports whether the entry name of dir, not followed, is the file
+// st describes (its device and inode).
+func isEntry(dir *os.File, name string, st *confine.Stat) bool {
+	var now unix.Stat_t
+	_, err := confine.Retry(func() (int, error) {
+		return 0, unix.Fstatat(int(dir.Fd()), name, &now, unix.AT_SYMLINK_NOFOLLOW)
+	})
+	return err == nil && uint64(now.Dev) == uint64(st.Dev) && now.Ino == st.Ino
+}
+
 // syncDir makes a rename in the directory durable.
 func syncDir(dir *os.File) error { return dir.Sync() }
 

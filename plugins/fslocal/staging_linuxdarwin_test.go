@@ -481,3 +481,32 @@ func writeThenEdit(t *testing.T, f *FS, tg fs.Target, check func(after string)) 
 		t.Errorf("file = %q, %v", b, err)
 	}
 }
+
+// An edit whose file is replaced by another process between its read and
+// its rename (or whose directory is swapped, so that another file is there)
+// is refused as stale, held or streamed, and leaves the other file as it
+// is: its result was made of bytes that are no longer the file's.
+func TestEditOfReplacedFileIsStale(t *testing.T) {
+	defer func() { beforeRename = nil }()
+	for name, cfg := range map[string]editConfig{"held": defaultEdit, "streamed": {held: 1, chunk: 4}} {
+		t.Run(name, func(t *testing.T) {
+			eachProvider(t, func(t *testing.T, f *FS, root string) {
+				target := filepath.Join(root, "a.txt")
+				write(t, target, "one\n", 0o644)
+				tg := mustResolve(t, f, target)
+				beforeRename = func(string) error {
+					write(t, filepath.Join(root, "other"), "other\n", 0o644)
+					return os.Rename(filepath.Join(root, "other"), target)
+				}
+				_, err := f.editText(context.Background(), tg, fs.EditRequest{Old: "one", New: "two"}, nil, cfg)
+				wantFsErr(t, err, fs.CodeStaleVersion, `cannot edit "`+tg.Path+`": file changed since it was read`)
+				if got, _ := os.ReadFile(target); string(got) != "other\n" {
+					t.Errorf("%s = %q, want the other process's file", target, got)
+				}
+				if left := leftovers(t, root); len(left) != 0 {
+					t.Errorf("staging left behind: %v", left)
+				}
+			})
+		})
+	}
+}

@@ -186,6 +186,9 @@ type staging struct {
 	file       *os.File  // the temp file, open (and locked) until discard
 	written    int64     // bytes written to file
 	flushing   int64     // bytes whose writeback was started
+	// read is, for an edit, the file whose bytes it read: the rename must
+	// replace that file (see commit).
+	read *confine.Stat
 }
 
 // stage opens the target's directory, making what is missing of it (see
@@ -349,7 +352,9 @@ func (s *staging) write(ctx context.Context, crlf bool, parts ...string) error {
 // discard: a sweep must not take it between its close and the rename.
 //
 // The file being replaced is held across the rename where the platform
-// allows it (see inheritReplaced).
+// allows it (see inheritReplaced). An edit's rename is refused as stale
+// when the file there is no longer the one it read (s.read), where the
+// platform's stat identifies a file.
 func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
 	defer inheritReplaced(s.dir.file, s.target, s.file)()
 	if err := s.file.Chmod(os.FileMode(mode)); err != nil {
@@ -372,6 +377,11 @@ func (s *staging) commit(ctx context.Context, t fs.Target, mode uint32) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted(s.verb, err)
+	}
+	if s.read != nil && !isEntry(s.dir.file, s.target, s.read) {
+		// Another file is there now (replaced by another process, or
+		// its directory swapped): the edit was made of other bytes.
+		return stale(s.verb, s.path)
 	}
 	if err := s.dir.rename(s.stage, s.target); err != nil {
 		return osError(s.verb, s.path, err)
