@@ -34,7 +34,6 @@ func newSession(cwd string) *session     { return &session{cwd: cwd, done: make(
 func (s *session) ID() string            { return "session:" + s.cwd }
 func (s *session) Cwd() string           { return s.cwd }
 func (s *session) Done() <-chan struct{} { return s.done }
-func (s *session) end()                  { close(s.done) }
 
 // counting wraps the real local provider to count the calls a tool makes.
 type counting struct {

@@ -1,14 +1,8 @@
 package toolfs
 
 import (
-	"bytes"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
 
 	"github.com/gordis-run/gordis/plugins/fs"
 )
@@ -34,61 +28,6 @@ type ListCounts struct {
 	Directories int `json:"directories"`
 	Files       int `json:"files"`
 	Other       int `json:"other"`
-}
-
-// entryType folds every non-regular, non-directory child into "other".
-func entryType(t fs.Type) fs.Type {
-	if t == fs.TypeDirectory || t == fs.TypeFile {
-		return t
-	}
-	return fs.TypeOther
-}
-
-func groupRank(t fs.Type) int {
-	switch t {
-	case fs.TypeDirectory:
-		return 0
-	case fs.TypeFile:
-		return 1
-	}
-	return 2
-}
-
-// collators pools root-locale collators: a Collator keeps per-call state and
-// is not safe for concurrent use, and list runs in parallel.
-var collators = sync.Pool{New: func() any { return collate.New(language.Und) }}
-
-// orderEntries sorts children the way upstream's localeCompare does:
-// directories, then files, then other, each by ICU root collation. Ties keep
-// the provider's order (the original index breaks them, which makes the
-// faster unstable sort stable). Sort keys are built once per name, far
-// cheaper than collating inside every comparison.
-func orderEntries(entries []ListEntry) {
-	c := collators.Get().(*collate.Collator)
-	defer collators.Put(c)
-	type keyed struct {
-		rank, index int
-		key         []byte
-	}
-	var buf collate.Buffer
-	ks := make([]keyed, len(entries))
-	for i, e := range entries {
-		ks[i] = keyed{groupRank(e.Type), i, c.KeyFromString(&buf, e.Name)}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
-		}
-		if c := bytes.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return a.index - b.index
-	})
-	sorted := make([]ListEntry, len(entries))
-	for i, k := range ks {
-		sorted[i] = entries[k.index]
-	}
-	copy(entries, sorted)
 }
 
 // displayName returns name verbatim unless it could make the listing say

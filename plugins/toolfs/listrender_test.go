@@ -66,7 +66,7 @@ func TestListRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := listPage(tt.path, tt.children, tt.offset, tt.page)
+			r, err := listPage(tt.path, listingOf(tt.children), tt.offset, tt.page)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestListRender(t *testing.T) {
 
 // R-039, R-043: the value holds the page, the totals the whole directory.
 func TestListValue(t *testing.T) {
-	r, err := listPage("/abs/.", dirents("a.txt", "b.txt", "src/", "c.txt"), 1, 2)
+	r, err := listPage("/abs/.", listingOf(dirents("a.txt", "b.txt", "src/", "c.txt")), 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestListOffsetOutOfRange(t *testing.T) {
 		{dirents("a"), 2, `offset 2 is out of range for "/w" (1 entries)`},
 		{nil, 2, `offset 2 is out of range for "/w" (0 entries)`},
 	} {
-		_, err := listPage("/w", tt.children, tt.offset, 200)
+		_, err := listPage("/w", listingOf(tt.children), tt.offset, 200)
 		var fe *fs.Error
 		if !errors.As(err, &fe) || fe.Code != fs.CodeNotFound || fe.Message != tt.want {
 			t.Errorf("got %v, want %s FS_NOT_FOUND", err, tt.want)
@@ -117,7 +117,7 @@ func TestListOrder(t *testing.T) {
 	for i, n := range shuffled {
 		entries[i] = ListEntry{n, fs.TypeFile}
 	}
-	orderEntries(entries)
+	entries = ordered(entries)
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.Name)
@@ -137,7 +137,7 @@ func TestListOrder(t *testing.T) {
 func TestListOrderTiesAreStable(t *testing.T) {
 	for _, names := range [][]string{{"e\u0301", "\u00e9"}, {"\u00e9", "e\u0301"}} {
 		entries := []ListEntry{{"z", fs.TypeFile}, {names[0], fs.TypeFile}, {names[1], fs.TypeFile}, {"a", fs.TypeFile}}
-		orderEntries(entries)
+		entries = ordered(entries)
 		if entries[1].Name != names[0] || entries[2].Name != names[1] {
 			t.Errorf("tie reordered: %q", entries)
 		}
@@ -156,7 +156,7 @@ func TestCollationKeysMatchCompare(t *testing.T) {
 		}
 		entries = append(entries, ListEntry{b.String(), fs.TypeFile})
 	}
-	orderEntries(entries)
+	entries = ordered(entries)
 	c := collate.New(language.Und)
 	for i := 1; i < len(entries); i++ {
 		if c.CompareString(entries[i-1].Name, entries[i].Name) > 0 {
@@ -218,4 +218,23 @@ func FuzzDisplayName(f *testing.F) {
 			t.Fatalf("a file reads as non-regular: %q", got)
 		}
 	})
+}
+
+// listingOf sorts children as list does.
+func listingOf(children []fs.DirEntry) *listing {
+	var b listingBuilder
+	for _, c := range children {
+		b.add(c.Name, c.Type)
+	}
+	return b.sorted()
+}
+
+// ordered returns entries in list order.
+func ordered(entries []ListEntry) []ListEntry {
+	var b listingBuilder
+	for _, e := range entries {
+		b.add(e.Name, e.Type)
+	}
+	l := b.sorted()
+	return l.entries(0, l.len())
 }

@@ -14,18 +14,20 @@ import (
 // toolset is one application of the plugin: its config, the runtime context
 // its events are dispatched on, and the line indexes of large files it read.
 type toolset struct {
-	rt    *runtime.Context
-	cfg   Config
-	caps  windowCaps
-	lines *lineCache
+	rt       *runtime.Context
+	cfg      Config
+	caps     windowCaps
+	lines    *lineCache
+	listings *listCache
 }
 
 func newToolset(rt *runtime.Context, cfg Config) *toolset {
 	return &toolset{
-		rt:    rt,
-		cfg:   cfg,
-		caps:  windowCaps{maxRunes: cfg.ReadMaxLineLength, maxBytes: cfg.ReadMaxBytes},
-		lines: newLineCache(),
+		rt:       rt,
+		cfg:      cfg,
+		caps:     windowCaps{maxRunes: cfg.ReadMaxLineLength, maxBytes: cfg.ReadMaxBytes},
+		lines:    newLineCache(),
+		listings: newListCache(),
 	}
 }
 

@@ -482,6 +482,32 @@ func testListDir(t *testing.T, newFS NewFS) {
 	file := resolve(t, fsys, "w/a.txt")
 	_, err = fsys.ListDir(ctx, file)
 	wantErr(t, err, fs.CodeNotDirectory, `cannot list "`+file.Path+`": not a directory`)
+
+	// NameLister names and types the children as ListDir does, fails as
+	// it fails, and vouches for no listing of a directory that changed
+	// just now.
+	if l, ok := fsys.(fs.NameLister); ok {
+		got := map[string]fs.Type{}
+		v, err := l.ListNames(ctx, dir, func(name string, typ fs.Type) error { got[name] = typ; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("ListNames = %v, want the %d children ListDir lists", got, len(want))
+		}
+		for name, w := range want {
+			if got[name] != w.typ {
+				t.Errorf("ListNames typed %q %q, want %q", name, got[name], w.typ)
+			}
+		}
+		if v != "" {
+			t.Errorf("ListNames vouched (%q) for a directory changed just now", v)
+		}
+		_, err = l.ListNames(ctx, missing, func(string, fs.Type) error { return nil })
+		wantErr(t, err, fs.CodeNotFound, `cannot list "`+missing.Path+`": not found`)
+		_, err = l.ListNames(ctx, file, func(string, fs.Type) error { return nil })
+		wantErr(t, err, fs.CodeNotDirectory, `cannot list "`+file.Path+`": not a directory`)
+	}
 }
 
 // ---- WriteText (R-077..R-091) -------------------------------------------------
