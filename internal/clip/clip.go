@@ -16,12 +16,22 @@ const Limit = 1024
 // bytes, cut back to a UTF-8 boundary, followed by "…(N bytes more)" with
 // N the bytes left out in decimal digits, e.g. "…(80896 bytes more)".
 func String(s string) string {
-	if len(s) <= Limit {
+	kept, more := Cut(s)
+	if more == 0 {
 		return s
+	}
+	return kept + "…(" + strconv.Itoa(more) + " bytes more)"
+}
+
+// Cut returns what String keeps of s and how many bytes it leaves out, for
+// a message that marks the cut its own way.
+func Cut(s string) (kept string, more int) {
+	if len(s) <= Limit {
+		return s, 0
 	}
 	n := Limit
 	for i := 1; i < utf8.UTFMax && !utf8.RuneStart(s[n]); i++ {
 		n--
 	}
-	return s[:n] + "…(" + strconv.Itoa(len(s)-n) + " bytes more)"
+	return s[:n], len(s) - n
 }

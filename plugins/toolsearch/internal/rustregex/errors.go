@@ -3,6 +3,9 @@ package rustregex
 import (
 	"errors"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/gordis-run/gordis/internal/clip"
 )
 
 // ErrLiteralNewline is rg's refusal of a pattern that would have to match a
@@ -22,13 +25,16 @@ type SyntaxError struct {
 	start, end int
 }
 
-// Error renders the text rg 14.1.1 prints after "rg: ".
+// Error renders the text rg 14.1.1 prints after "rg: ". A pattern longer
+// than clip.Limit bytes is cut there, marked as fs.Clip marks a cut, and
+// the caret line is shown only when the span lies in what is kept.
 func (e *SyntaxError) Error() string {
 	var b strings.Builder
 	b.WriteString("regex parse error:\n    (?:")
-	b.WriteString(e.Pattern)
+	b.WriteString(clip.String(e.Pattern))
 	b.WriteString(")\n")
-	if e.end > 0 {
+	kept, more := clip.Cut(e.Pattern)
+	if e.end > 0 && (more == 0 || e.end <= 3+utf8.RuneCountInString(kept)) {
 		b.WriteString("    ")
 		b.WriteString(strings.Repeat(" ", e.start))
 		b.WriteString(strings.Repeat("^", max(1, e.end-e.start)))

@@ -254,6 +254,10 @@ func TestSyntaxError(t *testing.T) {
 		{`(?=a)`, "regex parse error:\n    (?:(?=a))\n       ^^^\nerror: look-around, including look-ahead and look-behind, is not supported"},
 		{`\1`, "regex parse error:\n    (?:\\1)\n       ^^\nerror: backreferences are not supported"},
 		{`\Qa\E`, "regex parse error:\n    (?:\\Qa\\E)\n       ^^\nerror: unrecognized escape sequence"},
+		// A pattern over 1,024 bytes is cut there; the carets show only
+		// where the span is in what is kept.
+		{"(" + strings.Repeat("b", 2000), "regex parse error:\n    (?:(" + strings.Repeat("b", 1023) + "…(977 bytes more))\n    ^\nerror: unclosed group"},
+		{strings.Repeat("a", 2000) + "{3,2}", "regex parse error:\n    (?:" + strings.Repeat("a", 1024) + "…(981 bytes more))\nerror: invalid repetition count range, the start must be <= the end"},
 	}
 	for _, c := range cases {
 		_, err := Compile(c.pattern)
