@@ -3,7 +3,9 @@
 // every name relative to a handle on its directory, so no symlink, "..",
 // or directory swapped for a symlink can lead an operation out of the
 // tree. Beside os.Root's methods it resolves a name to its real path
-// (Resolve) and stats into a caller's buffer ([Stat]). On Linux the hot
+// (Resolve), stats into a caller's buffer ([Stat]) and tells its own
+// directory by identity (SameDir); on Unix, [MkdirAllAt] opens a real
+// directory name below a handle without following any symlink. On Linux the hot
 // calls resolve in one openat2 (see beneath_linux.go). A [Host] has the same
 // methods and confines nothing, for the unconfined provider.
 package confine
