@@ -258,10 +258,10 @@ func decodeLine(text []byte) (line replayCall, batch []replayCall, err error) {
 	if bytes.TrimSpace(text)[0] != '{' {
 		return line, nil, errors.New("expected a JSON object")
 	}
-	if !schema.Valid(text) {
+	members, ok := schema.Object(text)
+	if !ok {
 		return line, nil, invalidLine(text)
 	}
-	members, _ := schema.Members(text)
 	for _, m := range members {
 		if m.Key == "batch" {
 			batch, err = batchCalls(m.Value)
@@ -301,8 +301,8 @@ func batchCalls(raw []byte) ([]replayCall, error) {
 	return calls, nil
 }
 
-// invalidLine words why text, which schema.Valid rejects, is not one JSON
-// object: encoding/json's account of its first value, or where the line
+// invalidLine words why text, which schema.Object rejects, is not one
+// JSON object: encoding/json's account of its first value, or where the line
 // ends too early; a first value that is complete is read, and its errors
 // come before the data after it.
 func invalidLine(text []byte) error {

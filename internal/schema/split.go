@@ -1,18 +1,5 @@
 package schema
 
-// Valid reports whether raw is one JSON value, with white space around it
-// allowed, as encoding/json accepts it. It makes one pass over the bytes
-// and allocates nothing; it says nothing of where raw goes wrong (the
-// caller may ask encoding/json for that).
-func Valid(raw []byte) bool {
-	s := scanner{b: raw}
-	if !s.skipValue(0) {
-		return false
-	}
-	s.skipSpace()
-	return s.i == len(raw)
-}
-
 // A Member is one member of a JSON object: its key, decoded, and the bytes
 // of its value, which alias the object's.
 type Member struct {
@@ -20,12 +7,31 @@ type Member struct {
 	Value []byte
 }
 
+// Object returns the members of the JSON object raw, in order, repeated
+// keys included, or false if raw is not exactly one JSON object (white
+// space around it allowed) as encoding/json accepts it. It checks every
+// byte in one pass and copies no value; it says nothing of where raw goes
+// wrong (the caller may ask encoding/json for that).
+func Object(raw []byte) ([]Member, bool) {
+	s := scanner{b: raw}
+	members, ok := s.members()
+	if s.skipSpace(); !ok || s.i != len(raw) {
+		return nil, false
+	}
+	return members, true
+}
+
 // Members returns the members of the JSON object raw, in order, repeated
-// keys included, or false if raw is not an object. raw must be JSON (a text
-// Valid accepted, or a part of one): its values are passed over, not
-// checked, so that splitting costs little more than finding their ends.
+// keys included, or false if raw is not an object. raw must be JSON (a part
+// of a text Object accepted): its values are passed over, not checked, so
+// that splitting costs little more than finding their ends.
 func Members(raw []byte) ([]Member, bool) {
 	s := scanner{b: raw, valid: true}
+	return s.members()
+}
+
+// members consumes the object at s.i and returns its members.
+func (s *scanner) members() ([]Member, bool) {
 	if !s.consume('{') {
 		return nil, false
 	}
@@ -34,7 +40,9 @@ func Members(raw []byte) ([]Member, bool) {
 		return members, true
 	}
 	for {
-		s.skipSpace()
+		if s.peek() != '"' {
+			return nil, false
+		}
 		key, ok := s.key()
 		if !ok || !s.consume(':') {
 			return nil, false
@@ -44,7 +52,7 @@ func Members(raw []byte) ([]Member, bool) {
 		if !s.skipValue(1) {
 			return nil, false
 		}
-		members = append(members, Member{Key: string(key), Value: raw[start:s.i]})
+		members = append(members, Member{Key: string(key), Value: s.b[start:s.i]})
 		if !s.consume(',') {
 			return members, s.consume('}')
 		}

@@ -3,51 +3,59 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
 
-func TestValid(t *testing.T) {
+// Object accepts exactly one JSON object, as encoding/json does.
+func TestObject(t *testing.T) {
 	for _, tt := range []struct {
 		raw  string
 		want bool
 	}{
 		{`{"a":[1,-2.5e3,true,false,null,"x"],"b":{}}`, true},
 		{" \t\n{}\r\n ", true},
-		{`"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800"`, true},
-		{"\"\xff\xfe\"", true}, // invalid UTF-8 decodes as U+FFFD: valid JSON
+		{`{"s":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800"}`, true},
+		{"{\"\xff\":\"\xfe\"}", true}, // invalid UTF-8 decodes as U+FFFD: valid JSON
+		{`[]`, false},
+		{`"s"`, false},
 		{`{"a":1,}`, false},
 		{`{"a":1`, false},
 		{`{"a":1} {}`, false},
-		{`"\x"`, false},
-		{`"\u00zz"`, false},
-		{"\"a\tb\"", false}, // a raw control character
-		{`"abc`, false},
-		{`01`, false},
+		{`{"a":"\x"}`, false},
+		{`{"a":"\u00zz"}`, false},
+		{"{\"a\":\"a\tb\"}", false}, // a raw control character
+		{"{\"a\tb\":1}", false},
+		{`{"a":"abc}`, false},
+		{`{"a":01}`, false},
 		{`{a:1}`, false},
 		{``, false},
-		{strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), false},
+		{`{"a":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`, false},
+		{`{"a":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`, true},
 	} {
-		if got := Valid([]byte(tt.raw)); got != tt.want {
-			t.Errorf("Valid(%q) = %v, want %v", tt.raw, got, tt.want)
+		if _, got := Object([]byte(tt.raw)); got != tt.want {
+			t.Errorf("Object(%.40q) ok = %v, want %v", tt.raw, got, tt.want)
 		}
 	}
 }
 
 func TestMembers(t *testing.T) {
 	raw := []byte(` { "tool" : "read", "args":{"file_path":"a\n"} ,"a\u0062":[1, {"x":"}"}], "tool":null } `)
-	got, ok := Members(raw)
 	want := []Member{{"tool", []byte(`"read"`)}, {"args", []byte(`{"file_path":"a\n"}`)}, {"ab", []byte(`[1, {"x":"}"}]`)}, {"tool", []byte(`null`)}}
-	if !ok || len(got) != len(want) {
-		t.Fatalf("Members = %q, %v; want %q", got, ok, want)
-	}
-	for i := range want {
-		if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) {
-			t.Errorf("member %d = %q: %s, want %q: %s", i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
+	for name, split := range map[string]func([]byte) ([]Member, bool){"Object": Object, "Members": Members} {
+		got, ok := split(raw)
+		if !ok || len(got) != len(want) {
+			t.Fatalf("%s = %q, %v; want %q", name, got, ok, want)
 		}
-	}
-	if &got[1].Value[0] != &raw[bytes.Index(raw, []byte(`{"file_path"`))] {
-		t.Error("a value is a copy, not the bytes of raw")
+		for i := range want {
+			if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) {
+				t.Errorf("%s: member %d = %q: %s, want %q: %s", name, i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
+			}
+		}
+		if &got[1].Value[0] != &raw[bytes.Index(raw, []byte(`{"file_path"`))] {
+			t.Errorf("%s: a value is a copy, not the bytes of raw", name)
+		}
 	}
 	for _, raw := range []string{`{}`, ` {} `} {
 		if got, ok := Members([]byte(raw)); !ok || len(got) != 0 {
@@ -80,23 +88,27 @@ func TestElements(t *testing.T) {
 	}
 }
 
-// FuzzSplit is differential: Valid agrees with json.Valid, and on an
-// object or array Members and Elements give the members and elements
-// encoding/json reads, as raw bytes.
+// FuzzSplit is differential: Object accepts what json.Valid does when it
+// is an object, and on an object or array Object, Members and Elements give
+// the members and elements encoding/json reads, as raw bytes.
 func FuzzSplit(f *testing.F) {
 	for _, seed := range []string{
 		`{"tool":"read","args":{"file_path":"a"}}`, `[{"a":1},[],"x\"]",null]`, `{"a":"\ud800\u00e9\n","a":1e-3}`,
-		"\"\xff\"", `{"a":1,}`, `[1,]`, `"\u12"`, "\"\x01\"", `{} x`, ` 0 `, `-`, `{"\u0061":{}}`,
+		"{\"\xff\":1}", `{"a":1,}`, `[1,]`, `{"a":"\u12"}`, "{\"a\":\"\x01\"}", `{} x`, ` 0 `, `-`, `{"\u0061":{}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		valid := Valid(raw)
-		if valid != json.Valid(raw) {
-			t.Fatalf("Valid(%q) = %v, json.Valid says %v", raw, valid, !valid)
+		checked, isObject := Object(raw)
+		valid := json.Valid(raw)
+		if wantObject := valid && bytes.TrimLeft(raw, " \t\r\n")[0] == '{'; isObject != wantObject {
+			t.Fatalf("Object(%q) ok = %v, want %v", raw, isObject, wantObject)
 		}
 		if !valid {
 			return
+		}
+		if members, ok := Members(raw); ok != isObject || !reflect.DeepEqual(members, checked) {
+			t.Fatalf("%q: Members %q, %v; Object %q", raw, members, ok, checked)
 		}
 		var obj []json.RawMessage // keys and values, in order
 		if members, ok := Members(raw); ok {
@@ -138,16 +150,16 @@ func FuzzSplit(f *testing.F) {
 	})
 }
 
-// BenchmarkValidWrite8MiB checks the syntax of a write's arguments: 8 MiB
-// of 64-byte lines, each ending in a \n escape.
-func BenchmarkValidWrite8MiB(b *testing.B) {
+// BenchmarkObjectWrite8MiB checks and splits a replay line of a write:
+// 8 MiB of 64-byte lines, each ending in a \n escape.
+func BenchmarkObjectWrite8MiB(b *testing.B) {
 	line := strings.Repeat("x", 63) + `\n`
-	raw := []byte(`{"file_path":"a.txt","content":"` + strings.Repeat(line, 8<<20/64) + `"}`)
+	raw := []byte(`{"tool":"write","args":{"file_path":"a.txt","content":"` + strings.Repeat(line, 8<<20/64) + `"}}`)
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if !Valid(raw) {
-			b.Fatal("not valid")
+		if _, ok := Object(raw); !ok {
+			b.Fatal("not an object")
 		}
 	}
 }
