@@ -5,7 +5,8 @@
 // sync, dd with conv=fsync; for glob and grep, rg with upstream's command
 // line, rg -n, and rg piped into Node as upstream parses it). Each search
 // runs again as the one line of a built `demo replay`, the level a user
-// touches. It prints, for each, the call's and the process's wall
+// touches; so does each file tool call, a write or an edit with
+// --no-policy (the child reads before it edits). It prints, for each, the call's and the process's wall
 // time over -runs runs (median, min and max), the peak RSS of the process,
 // and the ratios to each floor. The child reports its own peak RSS (VmHWM);
 // a floor's comes from GNU time when /usr/bin/time exists, since the
@@ -208,12 +209,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	defer os.RemoveAll(tmp)
 
 	fmt.Fprintf(stdout, "preparing files in %s (removed at the end)...\n", tmp)
-	workloads, err := prepare(tmp, sz, want)
+	demo, err := buildDemo(ctx, tmp)
+	if err != nil {
+		return err
+	}
+	workloads, err := prepare(tmp, sz, want, demo)
 	if err != nil {
 		return err
 	}
 	if want("glob") || want("grep") {
-		searches, err := searchWorkloads(ctx, tmp, sz, *quick, want, stdout)
+		searches, err := searchWorkloads(ctx, tmp, sz, *quick, want, demo, stdout)
 		if err != nil {
 			return err
 		}
@@ -241,10 +246,10 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // searchWorkloads prepares the search workloads in dir: it finds rg and
-// node, saying which floors are left out, builds demo for the replay
-// rows, and finds the real tree when -src is not given.
-func searchWorkloads(ctx context.Context, dir string, sz sizes, quick bool, want func(string) bool, stdout io.Writer) ([]workload, error) {
-	env := searchEnv{jobs: runtime.GOMAXPROCS(0)}
+// node, saying which floors are left out, and finds the real tree when
+// -src is not given. demo is the built binary of the replay rows.
+func searchWorkloads(ctx context.Context, dir string, sz sizes, quick bool, want func(string) bool, demo string, stdout io.Writer) ([]workload, error) {
+	env := searchEnv{jobs: runtime.GOMAXPROCS(0), demo: demo}
 	for _, c := range []struct {
 		path          *string
 		name, without string
@@ -275,10 +280,6 @@ func searchWorkloads(ctx context.Context, dir string, sz sizes, quick bool, want
 		if quick {
 			sz.src = filepath.Join(sz.src, "os")
 		}
-	}
-	var err error
-	if env.demo, err = buildDemo(ctx, dir); err != nil {
-		return nil, err
 	}
 	return prepareSearch(dir, sz, want, env)
 }

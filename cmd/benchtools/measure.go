@@ -231,8 +231,8 @@ func printTable(w io.Writer, results []result) error {
 	_, err := fmt.Fprintln(w, `
 call: the registry.Execute of the tool, as the child times it; process: the child's
 whole life (start, gordis.Build, reading the arguments, the call, teardown); a
-"(demo replay)" row runs the same call as the one line of a built demo replay, and
-process is that whole command. ms are median (min–max); ratios are of medians; a
+"(demo replay)" row runs the same call as the one line of a built demo replay (with
+--no-policy for a write or an edit), and process is that whole command. ms are median (min–max); ratios are of medians; a
 workload's further floors are on the rows below it. Peak RSS is the largest over the
 runs: the child's own VmHWM, a floor's and demo replay's from GNU time (else from
 wait4, which on Linux counts the harness's own memory too). OVER N: above the N MiB

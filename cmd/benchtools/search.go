@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -162,20 +164,33 @@ func prepareSearch(dir string, sz sizes, want func(tool string) bool, env search
 }
 
 // replayOf is w run by `demo replay` with the binary demo: its arguments
-// become the one line of a replay file.
+// become the one line of a replay file, copied in as they are (a write's
+// are tens of MiB).
 func replayOf(w workload, demo string) (workload, error) {
-	args, err := os.ReadFile(w.argsFile)
+	args, err := os.Open(w.argsFile)
 	if err != nil {
 		return w, err
 	}
-	line, err := json.Marshal(map[string]any{"tool": w.tool, "args": json.RawMessage(args)})
-	if err != nil {
-		return w, err
-	}
+	defer args.Close()
 	w.name += " (demo replay)"
 	w.argsFile = strings.TrimSuffix(w.argsFile, ".json") + ".jsonl"
 	w.replay = demo
-	return w, os.WriteFile(w.argsFile, append(line, '\n'), 0o644)
+	if w.noPolicy {
+		w.readFirst = ""
+	}
+	line, err := os.Create(w.argsFile)
+	if err != nil {
+		return w, err
+	}
+	tool, _ := json.Marshal(w.tool)
+	_, err = fmt.Fprintf(line, `{"tool":%s,"args":`, tool)
+	if err == nil {
+		_, err = io.Copy(line, args)
+	}
+	if err == nil {
+		_, err = io.WriteString(line, "}\n")
+	}
+	return w, errors.Join(err, line.Close())
 }
 
 // buildDemo builds cmd/demo into dir, for the replay rows.
@@ -193,7 +208,11 @@ func buildDemo(ctx context.Context, dir string) (string, error) {
 // result, not a failed process.
 func runReplay(ctx context.Context, w workload) (sample, error) {
 	var out bytes.Buffer
-	s, err := runCommand(ctx, []string{w.replay, "replay", "--workspace", w.workspace, w.argsFile}, w.workspace, w.reset, &out)
+	argv := []string{w.replay, "replay", "--workspace", w.workspace, w.argsFile}
+	if w.noPolicy {
+		argv = slices.Insert(argv, 2, "--no-policy")
+	}
+	s, err := runCommand(ctx, argv, w.workspace, w.reset, &out)
 	if err != nil {
 		return s, err
 	}

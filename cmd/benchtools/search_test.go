@@ -106,7 +106,7 @@ func TestWriteLinesMarked(t *testing.T) {
 }
 
 // A replay workload runs the call's arguments as the one line of a replay
-// file.
+// file; a write or an edit runs with --no-policy instead of reading first.
 func TestReplayOf(t *testing.T) {
 	w, err := callOf(t.TempDir(), "grep x", "grep", map[string]any{"pattern": "func main", "include": "*.go"})
 	if err != nil {
@@ -117,11 +117,15 @@ func TestReplayOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	line, _ := os.ReadFile(r.argsFile)
-	if want := `{"args":{"include":"*.go","pattern":"func main"},"tool":"grep"}` + "\n"; string(line) != want {
+	if want := `{"tool":"grep","args":{"include":"*.go","pattern":"func main"}}` + "\n"; string(line) != want {
 		t.Errorf("line %q, want %q", line, want)
 	}
 	if r.name != "grep x (demo replay)" || r.replay != "/bin/demo" || r.tool != "grep" || r.argsFile == w.argsFile {
 		t.Errorf("replay workload %+v", r)
+	}
+	w.readFirst, w.noPolicy = "edit.txt", true
+	if r, err := replayOf(w, "/bin/demo"); err != nil || r.readFirst != "" || !r.noPolicy {
+		t.Errorf("replay of an edit %+v, %v", r, err)
 	}
 }
 

@@ -25,6 +25,8 @@ type workload struct {
 	// line of `demo replay` in argsFile, and only the whole process is
 	// timed, as a user running it sees it.
 	replay string
+	// noPolicy runs the replay with --no-policy, in place of readFirst.
+	noPolicy bool
 	// floors are the commands the call is compared with; none when the
 	// command is missing here.
 	floors []floor
@@ -46,13 +48,29 @@ type floor struct {
 // that a file of n bytes has n/lineLen lines.
 const lineLen = 64
 
+// replayMaxRSS bounds the peak RSS of the file tools' replay rows (issue
+// 20): twice the content written, or what a 2,000-line read may take.
+func replayMaxRSS(w workload, content int64) workload {
+	if w.replay != "" {
+		w.maxRSS = max(2*content, 32<<20)
+	}
+	return w
+}
+
 // prepare creates, in dir, the files and argument files of the file
 // tools' workloads that want selects (prepareSearch does glob's and
-// grep's).
-func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, error) {
+// grep's). Each call runs again as the one line of `demo replay` with the
+// built binary demo, the level a user touches.
+func prepare(dir string, sz sizes, want func(tool string) bool, demo string) ([]workload, error) {
 	var ws []workload
-	add := func(w workload, err error) error {
-		ws = append(ws, w)
+	// add appends w and its replay; content is what the call writes, for
+	// the replay's bound.
+	add := func(w workload, content int64, err error) error {
+		if err != nil {
+			return err
+		}
+		r, err := replayOf(w, demo)
+		ws = append(ws, w, replayMaxRSS(r, content))
 		return err
 	}
 
@@ -70,7 +88,8 @@ func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, err
 			{fmt.Sprintf("read head %d MiB", sz.readMiB), map[string]any{"file_path": big}},
 			{fmt.Sprintf("read tail %d MiB", sz.readMiB), map[string]any{"file_path": big, "offset": lines - 99}},
 		} {
-			if err := add(callOf(dir, r.name, "read", r.args, wc)); err != nil {
+			w, err := callOf(dir, r.name, "read", r.args, wc)
+			if err := add(w, 0, err); err != nil {
 				return nil, err
 			}
 		}
@@ -81,7 +100,8 @@ func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, err
 		if err := makeEntries(listed, sz.listEntries); err != nil {
 			return nil, err
 		}
-		if err := add(callOf(dir, fmt.Sprintf("list %d entries", sz.listEntries), "list", map[string]any{"path": listed}, floor{"ls -f", []string{"ls", "-f", listed}})); err != nil {
+		w, err := callOf(dir, fmt.Sprintf("list %d entries", sz.listEntries), "list", map[string]any{"path": listed}, floor{"ls -f", []string{"ls", "-f", listed}})
+		if err := add(w, 0, err); err != nil {
 			return nil, err
 		}
 	}
@@ -98,9 +118,9 @@ func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, err
 		w, err := callOf(dir, fmt.Sprintf("edit 1 line of %d MiB", sz.editMiB), "edit",
 			map[string]any{"file_path": edited, "old_string": mid[:lineLen-1], "new_string": "edited"},
 			floor{"cp + sync + mv", []string{"sh", "-c", `cp "$1" "$2" && sync "$2" && mv "$2" "$1"`, "sh", edited, copyDst}})
-		w.readFirst = edited
+		w.readFirst, w.noPolicy = edited, true
 		w.reset = func() error { return copyFile(pristine, edited) }
-		if err := add(w, err); err != nil {
+		if err := add(w, int64(sz.editMiB)<<20, err); err != nil {
 			return nil, err
 		}
 	}
@@ -109,13 +129,12 @@ func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, err
 		for _, n := range sz.writeMiB {
 			target := filepath.Join(dir, fmt.Sprintf("new-%d.txt", n))
 			argsFile := filepath.Join(dir, fmt.Sprintf("args-write-%d.json", n))
-			err := writeArgs(argsFile, target, int64(n)<<20)
-			ws = append(ws, workload{
-				name: fmt.Sprintf("write %d MiB new file", n), workspace: dir, tool: "write", argsFile: argsFile,
+			w := workload{
+				name: fmt.Sprintf("write %d MiB new file", n), workspace: dir, tool: "write", argsFile: argsFile, noPolicy: true,
 				floors: []floor{{"dd conv=fsync", []string{"dd", "if=/dev/zero", "of=" + target, "bs=1M", "count=" + strconv.Itoa(n), "conv=fsync", "status=none"}}},
 				reset:  func() error { return removeIfExists(target) },
-			})
-			if err != nil {
+			}
+			if err := add(w, int64(n)<<20, writeArgs(argsFile, target, int64(n)<<20)); err != nil {
 				return nil, err
 			}
 		}
@@ -123,14 +142,19 @@ func prepare(dir string, sz sizes, want func(tool string) bool) ([]workload, err
 	return ws, nil
 }
 
-// callOf writes the arguments of a call to a file of dir and returns its
-// workload, in the workspace dir.
+// callOf writes the arguments of a call to a file of dir, without a final
+// newline (a replay line is made of them), and returns its workload, in
+// the workspace dir.
 func callOf(dir, name, tool string, args map[string]any, floors ...floor) (workload, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return workload{}, err
+	}
 	f, err := os.CreateTemp(dir, "args-*.json")
 	if err != nil {
 		return workload{}, err
 	}
-	err = json.NewEncoder(f).Encode(args)
+	_, err = f.Write(raw)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
