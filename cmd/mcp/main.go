@@ -227,7 +227,7 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return serveHTTP(ctx, o, server, func() bool { return f.State() == runtime.Active }, logger)
 	}
 	logger.Info("serving MCP on stdio", "workspace", d.Workspace, "max_message", int64(o.maxMessage))
-	err = server.MCP().Run(ctx, mcpserver.NewIOTransport(stdin, stdout, int64(o.maxMessage)))
+	err = server.MCP().Run(ctx, server.IOTransport(stdin, stdout, int64(o.maxMessage)))
 	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil // interrupted, or the client went away
 	}

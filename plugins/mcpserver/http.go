@@ -61,7 +61,8 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		SessionTimeout:      o.SessionTimeout,
 		MaxRequestBodyBytes: o.MaxMessage,
 	})
-	h = refuseSessionless(refuseLarge(o.MaxMessage, h))
+	s.diverted.allow(o.MaxMessage)
+	h = refuseSessionless(refuseLarge(o.MaxMessage, s.diverted.divertBody(h)))
 	if o.MaxSessions > 0 {
 		h = s.admit(o.MaxSessions, h)
 	}

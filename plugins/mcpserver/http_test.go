@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -275,5 +277,37 @@ func TestHTTPUnknownSession(t *testing.T) {
 	header := map[string]string{"Mcp-Session-Id": "gone", "Mcp-Protocol-Version": "2025-11-25"}
 	if code, body := post(t, base, header, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); code != http.StatusNotFound || body != "session not found\n" {
 		t.Errorf("unknown session: %d %q, want 404", code, body)
+	}
+}
+
+// TestLargeWrite: a write larger than the arguments the SDK decodes itself
+// reaches the file byte for byte, escapes included, over stdio and HTTP;
+// the session goes on.
+func TestLargeWrite(t *testing.T) {
+	fx := newFixture(t)
+	fx.file(t, "a.txt", "alpha\n")
+	content := strings.Repeat("line \"quoted\" \\ tab\t é ☃ \u2028 end\n", (3<<20)/40)
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	if _, err := fx.server.MCP().Connect(t.Context(), fx.server.IOTransport(serverIn, serverOut, 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	stdio, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdio.Close() })
+	for transport, cs := range map[string]*mcp.ClientSession{"stdio": stdio, "http": mustDial(t, fx.serveHTTP(t, mcpserver.HTTPOptions{}), "")} {
+		name := transport + ".txt"
+		if res := call(t, cs, "write", map[string]any{"file_path": name, "content": content}); res.IsError {
+			t.Fatalf("%s: write: %q", transport, text(t, res))
+		}
+		if got, err := os.ReadFile(filepath.Join(fx.d.Workspace, name)); err != nil || string(got) != content {
+			t.Errorf("%s: the file holds %d bytes (%v), want the %d written", transport, len(got), err, len(content))
+		}
+		if res := call(t, cs, "read", map[string]any{"file_path": "a.txt"}); res.IsError {
+			t.Errorf("%s: read after the write: %q", transport, text(t, res))
+		}
 	}
 }

@@ -86,8 +86,9 @@ type Server struct {
 	cwd    string
 	calls  atomic.Uint64 // numbers the registry calls
 
-	maxCalls int   // Config.MaxCallsPerSession
-	rates    rates // Config.CallsPerSecond
+	maxCalls int        // Config.MaxCallsPerSession
+	rates    rates      // Config.CallsPerSecond
+	diverted diversions // large arguments on their way around the SDK
 
 	publishing sync.Mutex // serializes sync and guards published
 	published  map[string]registry.Definition
@@ -120,6 +121,7 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 		sessions:  map[*mcp.ServerSession]*session{},
 		maxCalls:  cfg.MaxCallsPerSession,
 		rates:     rates{perSecond: cfg.CallsPerSecond, now: time.Now, buckets: map[string]*bucket{}},
+		diverted:  diversions{held: map[string]json.RawMessage{}},
 	}
 	s.sdk.AddPrompt(&mcp.Prompt{
 		Name:        PromptName,
@@ -248,7 +250,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		res := s.tools.Execute(ctx, &registry.Call{
 			ID:      "mcp-" + strconv.FormatUint(s.calls.Add(1), 10),
 			Tool:    name,
-			Args:    req.Params.Arguments,
+			Args:    s.diverted.restore(req.Params.Arguments),
 			Session: session.agent,
 		})
 		return resultOf(res), nil

@@ -29,7 +29,7 @@ type rawClient struct {
 	lines chan string
 }
 
-// serveRaw runs the fixture's server on NewIOTransport over pipes.
+// serveRaw runs the fixture's server on its IOTransport over pipes.
 func serveRaw(t *testing.T, fx *fixture) (*rawClient, *mcp.ServerSession) {
 	return serveRawLimited(t, fx, 0)
 }
@@ -39,7 +39,7 @@ func serveRawLimited(t *testing.T, fx *fixture, maxMessage int64) (*rawClient, *
 	t.Helper()
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
-	ss, err := fx.server.MCP().Connect(t.Context(), mcpserver.NewIOTransport(serverIn, serverOut, maxMessage), nil)
+	ss, err := fx.server.MCP().Connect(t.Context(), fx.server.IOTransport(serverIn, serverOut, maxMessage), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
