@@ -1,26 +1,45 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/internal/mcptest"
 )
 
-// bearer adds a token to every request.
-type bearer struct{ token string }
+// bearer adds a token to every request it passes to next.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	return b.next.RoundTrip(r)
 }
 
-func withToken(token string) *http.Client { return &http.Client{Transport: bearer{token}} }
+func withToken(token string) *http.Client {
+	return &http.Client{Transport: bearer{token, http.DefaultTransport}}
+}
 
 func TestListenAddr(t *testing.T) {
 	for in, want := range map[string]string{
@@ -131,5 +150,78 @@ func TestHTTPTokenFile(t *testing.T) {
 			t.Fatalf("%s: %v", token, err)
 		}
 		cs.Close()
+	}
+}
+
+// TestHTTPS: with --tls-cert and --tls-key the command serves HTTPS and
+// logs an https URL.
+func TestHTTPS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	pool := selfSigned(t, certFile, keyFile)
+	_, url, log, _ := startHTTP(t, "--workspace", t.TempDir(), "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(url, "https://127.0.0.1:") {
+		t.Fatalf("URL %s, want https:\n%s", url, log.String())
+	}
+	client := &http.Client{Transport: bearer{testToken, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("over HTTPS: %v", err)
+	}
+	cs.Close()
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key, and returns a
+// pool that trusts it.
+func selfSigned(t *testing.T, certFile, keyFile string) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "gordis test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, block := range map[string]*pem.Block{certFile: {Type: "CERTIFICATE", Bytes: der}, keyFile: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
+		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
+}
+
+// TestStdioMessageLimit: a line over --max-message is answered with a
+// JSON-RPC error carrying its id, and the server goes on.
+func TestStdioMessageLimit(t *testing.T) {
+	var stderr mcptest.Buffer
+	cs := session(t, nil, &stderr, "--workspace", t.TempDir(), "--max-message", "4KiB")
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": "a.txt", "content": strings.Repeat("x", 4<<10)}})
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) || jerr.Code != jsonrpc.CodeInvalidRequest || jerr.Message != "invalid request: the message is larger than 4096 bytes" {
+		t.Fatalf("a write over the limit: %v", err)
+	}
+	if text, isError, _ := call(t, cs, "write", map[string]any{"file_path": "a.txt", "content": "small\n"}); isError {
+		t.Fatalf("a write after the refusal: %q\n%s", text, stderr.String())
 	}
 }

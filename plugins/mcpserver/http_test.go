@@ -231,6 +231,18 @@ func overLimit(t *testing.T, cs *mcp.ClientSession, tool string) *jsonrpc.Error 
 	return jerr
 }
 
+// wantOverLimit checks that a call on cs is refused with CodeOverLimit and
+// message, while one on other is served.
+func wantOverLimit(t *testing.T, cs *mcp.ClientSession, message string, other *mcp.ClientSession) {
+	t.Helper()
+	if jerr := overLimit(t, cs, "list"); jerr == nil || jerr.Code != mcpserver.CodeOverLimit || jerr.Message != message {
+		t.Errorf("a call over the limit: %v, want %d %q", jerr, mcpserver.CodeOverLimit, message)
+	}
+	if jerr := overLimit(t, other, "list"); jerr != nil {
+		t.Errorf("a call elsewhere: %v", jerr)
+	}
+}
+
 // TestCallsPerSession: a call beyond the limit of calls in flight is
 // refused with CodeOverLimit; another session is not affected.
 func TestCallsPerSession(t *testing.T) {
@@ -240,13 +252,7 @@ func TestCallsPerSession(t *testing.T) {
 	busy, other := mustDial(t, base, ""), mustDial(t, base, "")
 	go busy.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
 	await(t, calls, "the first call to start")
-	jerr := overLimit(t, busy, "list")
-	if jerr == nil || jerr.Code != mcpserver.CodeOverLimit || jerr.Message != "too many calls in flight in this session (the limit is 1)" {
-		t.Errorf("a second call in flight: %v", jerr)
-	}
-	if jerr := overLimit(t, other, "list"); jerr != nil {
-		t.Errorf("another session: %v", jerr)
-	}
+	wantOverLimit(t, busy, "too many calls in flight in this session (the limit is 1)", other)
 }
 
 // TestCallsPerSecond: each token has its budget; a call over it is refused
@@ -260,13 +266,7 @@ func TestCallsPerSecond(t *testing.T) {
 			t.Fatalf("call %d within the budget: %v", i+1, jerr)
 		}
 	}
-	jerr := overLimit(t, alice2, "list")
-	if jerr == nil || jerr.Code != mcpserver.CodeOverLimit || jerr.Message != "too many calls: over 2 per second for this token" {
-		t.Errorf("the third call in a second: %v", jerr)
-	}
-	if jerr := overLimit(t, bob, "list"); jerr != nil {
-		t.Errorf("another token: %v", jerr)
-	}
+	wantOverLimit(t, alice2, "too many calls: over 2 per second for this token", bob)
 }
 
 // TestHTTPUnknownSession: an unknown or expired session ID gets 404, as the
