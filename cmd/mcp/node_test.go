@@ -38,10 +38,12 @@ console.log(JSON.stringify({
 await client.close();
 `
 
-// TestNodeClient drives the command with the official npm client, installed
-// into a temporary directory. It is skipped under -short, without node and
-// npm, or when the registry cannot be reached.
-func TestNodeClient(t *testing.T) {
+// nodeScript installs the official npm client into a temporary directory
+// and writes source there as a module; it returns node and the script. It
+// skips the test under -short, without node and npm, or when the registry
+// cannot be reached.
+func nodeScript(t *testing.T, source string) (node, script string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("installs an npm package")
 	}
@@ -57,10 +59,18 @@ func TestNodeClient(t *testing.T) {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Skipf("npm install %s failed (no registry?): %v\n%s", nodeSDK, err, out)
 	}
-	script := filepath.Join(dir, "client.mjs")
-	if err := os.WriteFile(script, []byte(nodeClient), 0o644); err != nil {
+	script = filepath.Join(dir, "client.mjs")
+	if err := os.WriteFile(script, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return node, script
+}
+
+// TestNodeClient drives the command on stdio with the official npm client.
+func TestNodeClient(t *testing.T) {
+	node, script := nodeScript(t, nodeClient)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	ws := t.TempDir()
 	for name, content := range map[string]string{"a.txt": "alpha\n", "b.txt": "b\n"} {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
@@ -108,5 +118,81 @@ func TestNodeClient(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(ws, "a.txt")); err != nil || string(data) != "beta\n" {
 		t.Errorf("a.txt = %q, %v", data, err)
+	}
+}
+
+const nodeHTTPClient = `
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [url, token] = process.argv.slice(2);
+const withToken = { requestInit: { headers: { Authorization: "Bearer " + token } } };
+const client = () => new Client({ name: "node-interop", version: "0" });
+const failure = (e) => ({ code: e.code ?? null, message: String(e.message ?? e) });
+const out = {};
+try {
+  await client().connect(new StreamableHTTPClientTransport(new URL(url)));
+  out.noToken = "connected";
+} catch (e) {
+  out.noToken = failure(e);
+}
+const first = client();
+first.onerror = () => {}; // its event stream ends with the session
+await first.connect(new StreamableHTTPClientTransport(new URL(url), withToken));
+out.read = await first.callTool({ name: "read", arguments: { file_path: "a.txt" } });
+await new Promise((resolve) => setTimeout(resolve, 2500)); // past --session-timeout
+try {
+  await first.callTool({ name: "read", arguments: { file_path: "a.txt" } });
+  out.expired = "answered";
+} catch (e) {
+  out.expired = failure(e);
+}
+const second = client();
+await second.connect(new StreamableHTTPClientTransport(new URL(url), withToken));
+out.again = await second.callTool({ name: "read", arguments: { file_path: "a.txt" } });
+console.log(JSON.stringify(out));
+process.exit(0);
+`
+
+// TestNodeClientHTTP: the official npm client over HTTP. Without the token
+// it cannot connect (401); with it, it calls. After the session timed out,
+// its next call fails with the 404 the MCP specification requires for an
+// unknown session: the TypeScript SDK does not re-initialize by itself,
+// and a new client connection works.
+func TestNodeClientHTTP(t *testing.T) {
+	node, script := nodeScript(t, nodeHTTPClient)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log, _ := startHTTP(t, "--workspace", ws, "--session-timeout", "1s")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, url, testToken)
+	var stderr mcptest.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\nstderr:\n%s\nserver:\n%s", err, stderr.String(), log.String())
+	}
+	type failure struct {
+		Code    *int   `json:"code"`
+		Message string `json:"message"`
+	}
+	var got struct {
+		NoToken, Expired failure
+		Read, Again      struct{ IsError bool }
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("node output %s: %v", out, err)
+	}
+	if got.NoToken.Code == nil || *got.NoToken.Code != 401 {
+		t.Errorf("without a token: %s, want code 401", out)
+	}
+	if got.Read.IsError || got.Again.IsError {
+		t.Errorf("reads: %s", out)
+	}
+	if got.Expired.Code == nil || *got.Expired.Code != 404 {
+		t.Errorf("a call in an expired session: %s, want code 404", out)
 	}
 }
