@@ -133,13 +133,18 @@ func TestHTTPGeneratedToken(t *testing.T) {
 }
 
 // TestHTTPTokenFile: each line of --token-file is a token; --log-format
-// json logs JSON.
+// json logs JSON, and --log-level debug a line per call, without the
+// file's contents or the token.
 func TestHTTPTokenFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(file, []byte("alice-token\nbob-token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, url, log, _ := startHTTP(t, "--workspace", t.TempDir(), "--token-file", file, "--log-format", "json")
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("the secret contents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log, _ := startHTTP(t, "--workspace", ws, "--token-file", file, "--log-format", "json", "--log-level", "debug")
 	if !regexp.MustCompile(`"token":"` + regexp.QuoteMeta(file) + `"`).MatchString(log.String()) {
 		t.Errorf("the JSON start line lacks the token file:\n%s", log.String())
 	}
@@ -149,7 +154,22 @@ func TestHTTPTokenFile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", token, err)
 		}
+		if text, isError, _ := call(t, cs, "read", map[string]any{"file_path": "a.txt"}); isError {
+			t.Fatalf("read: %q", text)
+		}
 		cs.Close()
+	}
+	callLine := regexp.MustCompile(`\{"time":"[^"]+","level":"DEBUG","msg":"mcp: call","plugin":"mcpserver","call":"mcp-2","session":"\w+","tool":"read","code":"OK","duration":\d+\}`)
+	for deadline := time.Now().Add(10 * time.Second); !callLine.MatchString(log.String()) && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !callLine.MatchString(log.String()) {
+		t.Errorf("no debug line for the second call:\n%s", log.String())
+	}
+	for _, secret := range []string{"the secret contents", "alice-token", "bob-token"} {
+		if strings.Contains(log.String(), secret) {
+			t.Errorf("the log holds %q:\n%s", secret, log.String())
+		}
 	}
 }
 

@@ -30,7 +30,8 @@ import (
 )
 
 const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...
-           [--unconfined] [--no-policy] [--max-message SIZE] [--log-format text|json]
+           [--unconfined] [--no-policy] [--max-message SIZE]
+           [--log-format text|json] [--log-level debug|info|warn|error]
            [--http ADDR [--token-file FILE | --no-auth] [--tls-cert FILE --tls-key FILE]
                         [--session-timeout D] [--max-sessions N] [--max-calls N] [--rate N]]
 
@@ -83,6 +84,7 @@ type options struct {
 	noPolicy   bool
 	maxMessage byteSize
 	logFormat  string
+	logLevel   slog.Level
 
 	http           string
 	tokenFile      string
@@ -107,6 +109,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl.BoolVar(&o.noPolicy, "no-policy", false, "leave out the read-before-write policy (unconditional writes and edits)")
 	fl.Var(&o.maxMessage, "max-message", "refuse a message larger than `SIZE` (the default fits a 64 MiB write)")
 	fl.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
+	fl.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log from `LEVEL` up: debug (a line per call), info, warn or error")
 	fl.StringVar(&o.http, "http", "", "serve the streamable HTTP transport on `ADDR` (PORT, :PORT or HOST:PORT) instead of stdio")
 	fl.StringVar(&o.tokenFile, "token-file", "", "with --http, accept the bearer tokens in `FILE` (one a line)")
 	fl.BoolVar(&o.noAuth, "no-auth", false, "with --http on a loopback address, accept requests without a token")
@@ -134,7 +137,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 		fmt.Fprintf(stderr, "mcp: %v (see mcp --help)\n", err)
 		return 2
 	}
-	logger := newLogger(o.logFormat, stderr)
+	logger := newLogger(o.logFormat, o.logLevel, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, o, logger, stdin, stdout); err != nil {
@@ -200,11 +203,12 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func newLogger(format string, w io.Writer) *slog.Logger {
+func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+		return slog.New(slog.NewJSONHandler(w, opts))
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadCloser, stdout io.WriteCloser) error {

@@ -235,24 +235,33 @@ type ErrorContent struct {
 
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if err := s.rates.allow(userOf(req)); err != nil {
-			return nil, err
-		}
+		args := s.diverted.restore(req.Params.Arguments) // first: a refused call frees them too
 		session, err := s.session(req.Session)
 		if err != nil {
 			return nil, err
 		}
+		id := "mcp-" + strconv.FormatUint(s.calls.Add(1), 10)
+		log := s.logger.With("call", id, "session", req.Session.ID(), "tool", name)
+		if err := s.rates.allow(userOf(req)); err != nil {
+			log.Debug("mcp: call refused", "user", userOf(req), "err", err)
+			return nil, err
+		}
 		release, err := session.calls.acquire()
 		if err != nil {
+			log.Debug("mcp: call refused", "err", err)
 			return nil, err
 		}
 		defer release()
-		res := s.tools.Execute(ctx, &registry.Call{
-			ID:      "mcp-" + strconv.FormatUint(s.calls.Add(1), 10),
-			Tool:    name,
-			Args:    s.diverted.restore(req.Params.Arguments),
-			Session: session.agent,
-		})
+		start := time.Now()
+		res := s.tools.Execute(ctx, &registry.Call{ID: id, Tool: name, Args: args, Session: session.agent})
+		code := "OK"
+		if res.IsError {
+			code = "ERROR"
+			if res.Error != nil && res.Error.Code != "" {
+				code = res.Error.Code
+			}
+		}
+		log.Debug("mcp: call", "code", code, "duration", time.Since(start))
 		return resultOf(res), nil
 	}
 }
