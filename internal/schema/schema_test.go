@@ -29,6 +29,7 @@ type config struct {
 	Note       string   `json:"note,omitempty" jsonschema:"description=Shown <as is> & unescaped"`
 	Contact    string   `json:"contact,omitempty" jsonschema:"format=email"`
 	Required   string   `json:"required"`
+	//lint:ignore U1000 present so that the schema is seen to leave it out
 	unexported int
 }
 
