@@ -187,11 +187,28 @@ func (b *bounder) cutStruct(v reflect.Value, depth int) (reflect.Value, bool, bo
 			return v, false, false
 		}
 		if !out.IsValid() {
-			out = reflect.New(t).Elem()
-			out.Set(v)
+			out = copyOf(v)
 		}
 		out.Field(i).Set(field)
 	}
+	return outOr(out, v)
+}
+
+// copyOf is a settable copy of v, a struct, an array or a slice (a new one
+// of the same elements).
+func copyOf(v reflect.Value) reflect.Value {
+	if v.Kind() == reflect.Slice {
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(out, v)
+		return out
+	}
+	out := reflect.New(v.Type()).Elem()
+	out.Set(v)
+	return out
+}
+
+// outOr returns the cut copy out when there is one, else v unchanged.
+func outOr(out, v reflect.Value) (reflect.Value, bool, bool) {
 	if out.IsValid() {
 		return out, true, true
 	}
@@ -209,24 +226,15 @@ func (b *bounder) cutElements(v reflect.Value, depth int) (reflect.Value, bool, 
 		if !changed {
 			continue
 		}
+		if !v.CanInterface() {
+			return v, false, false
+		}
 		if !out.IsValid() {
-			if !v.CanInterface() {
-				return v, false, false
-			}
-			if v.Kind() == reflect.Slice {
-				out = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-				reflect.Copy(out, v)
-			} else {
-				out = reflect.New(v.Type()).Elem()
-				out.Set(v)
-			}
+			out = copyOf(v)
 		}
 		out.Index(i).Set(elem)
 	}
-	if out.IsValid() {
-		return out, true, true
-	}
-	return v, false, true
+	return outOr(out, v)
 }
 
 // cutMap cuts the values of a map and its string keys; keys of other kinds
