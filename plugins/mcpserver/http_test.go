@@ -174,6 +174,31 @@ func TestHTTPCrossOrigin(t *testing.T) {
 	}
 }
 
+// TestHTTPRebinding: the SDK's DNS-rebinding protection stays on: a request
+// that reaches a loopback listener under another host name is refused, a
+// token notwithstanding.
+func TestHTTPRebinding(t *testing.T) {
+	fx := newFixture(t)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"secret"}})
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+mcpserver.Endpoint, strings.NewReader(initialize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "attacker.example"
+	req.Header.Set("Authorization", "Bearer secret")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := "Forbidden: invalid Host header \"attacker.example\"\n"; resp.StatusCode != http.StatusForbidden || string(body) != want {
+		t.Errorf("a rebound host: %d %q, want 403 %q", resp.StatusCode, body, want)
+	}
+}
+
 // TestHTTPMessageLimit: a body over the limit gets 413, and the same
 // session's next request is served.
 func TestHTTPMessageLimit(t *testing.T) {
