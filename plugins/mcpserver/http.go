@@ -35,7 +35,7 @@ type HTTPOptions struct {
 	// one that is thinking.
 	SessionTimeout time.Duration
 	// MaxMessage bounds a request's body in bytes: a larger one gets 413,
-	// and the session goes on. 0: DefaultMaxMessage.
+	// and the session goes on. 0 or less: DefaultMaxMessage.
 	MaxMessage int64
 	// MaxSessions bounds the open sessions: a request that would open one
 	// more gets 503. 0: no bound.
@@ -50,7 +50,7 @@ type HTTPOptions struct {
 // on. GET /healthz (alive) and GET /readyz (ready) need no token, so that a
 // load balancer can probe them. Everything else is 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	if o.MaxMessage == 0 {
+	if o.MaxMessage <= 0 {
 		o.MaxMessage = DefaultMaxMessage
 	}
 	if o.Ready == nil {

@@ -20,7 +20,7 @@ import (
 // a line of JSON that is not a JSON-RPC message (nor a non-empty batch of
 // them) with an invalid request (-32600), both with a null id as JSON-RPC
 // 2.0 requires, and reading goes on. A line longer than maxMessage bytes
-// (0: DefaultMaxMessage) is skipped and answered with an invalid request
+// (0 or less: DefaultMaxMessage) is skipped and answered with an invalid request
 // too, without being held in memory. What the
 // SDK can decode goes to it unchanged, so a valid message with an unknown
 // method or wrong params gets the SDK's answer, and a batch is the SDK's to
@@ -32,16 +32,15 @@ func NewIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IO
 // IOTransport is NewIOTransport for s: the arguments of a large call go
 // around the SDK's decoding (divert.go), which costs many times their size.
 func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IOTransport {
-	if maxMessage <= 0 {
-		maxMessage = DefaultMaxMessage
-	}
-	s.diverted.allow(maxMessage)
 	return newIOTransport(r, w, maxMessage, &s.diverted)
 }
 
 func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *diversions) *mcp.IOTransport {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessage
+	}
+	if d != nil {
+		d.allow(maxMessage)
 	}
 	out := &lockedWriter{w: w}
 	return &mcp.IOTransport{
