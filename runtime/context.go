@@ -22,6 +22,8 @@ type rt struct {
 	dependents map[serviceKey][]*Fiber // fibers by injected service
 
 	obs observation
+
+	plugins plugins
 }
 
 // Context is what a plugin receives: its view of the runtime, owning its

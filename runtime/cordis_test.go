@@ -387,3 +387,137 @@ func TestResetLeavesRootUsable(t *testing.T) {
 		t.Fatal("Reset on a plugin context succeeded")
 	}
 }
+
+// nested returns a plugin that listens to ev and plugs a child that does
+// the same and plugs a grandchild: three plugins, three listeners (Cordis's
+// "nested plugins").
+func nested(ev runtime.Event[int]) runtime.Plugin {
+	listen := func(ctx *runtime.Context) error {
+		_, err := ev.On(ctx, func(int) error { return nil })
+		return err
+	}
+	grandchild := runtime.Func("grandchild", listen)
+	child := runtime.Func("child", func(ctx *runtime.Context) error {
+		if err := listen(ctx); err != nil {
+			return err
+		}
+		_, err := ctx.Plugin(grandchild, nil)
+		return err
+	})
+	return runtime.Func("parent", func(ctx *runtime.Context) error {
+		if err := listen(ctx); err != nil {
+			return err
+		}
+		_, err := ctx.Plugin(child, nil)
+		return err
+	})
+}
+
+// Cordis's "nested plugins" and "compare snapshot": the registry holds one
+// entry per applied plugin, disposing the outer fiber empties it, and
+// deleting a plugin from the registry takes the listeners back to where
+// they were; plugging it again restores them.
+func TestRegistryNestedAndSnapshot(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("registry/nested")
+	if _, err := ev.On(root, func(int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	p := nested(ev)
+	f := mustPlugin(t, root, p, nil)
+	if n := len(root.Plugins()); n != 3 {
+		t.Fatalf("registry size %d, want 3", n)
+	}
+	if n := root.ListenerCount(ev.Name()); n != 4 {
+		t.Fatalf("%d listeners, want 4", n)
+	}
+	for range 2 { // the second dispose is a no-op
+		if err := f.Dispose(); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(root.Plugins()); n != 0 {
+			t.Fatalf("registry size %d after dispose, want 0", n)
+		}
+		if n := root.ListenerCount(ev.Name()); n != 1 {
+			t.Fatalf("%d listeners after dispose, want 1", n)
+		}
+	}
+
+	before := root.ListenerCount(ev.Name())
+	mustPlugin(t, root, p, nil)
+	after := root.ListenerCount(ev.Name())
+	if err := root.DisposePlugin(p); err != nil {
+		t.Fatal(err)
+	}
+	if n := root.ListenerCount(ev.Name()); n != before {
+		t.Fatalf("%d listeners after DisposePlugin, want %d", n, before)
+	}
+	mustPlugin(t, root, p, nil)
+	if n := root.ListenerCount(ev.Name()); n != after {
+		t.Fatalf("%d listeners after plugging again, want %d", n, after)
+	}
+}
+
+// Cordis's registry.delete(child): every fiber of the child plugin goes,
+// under every parent, and the parents stay ACTIVE. A service that plugs a
+// dependent of itself (Cordis's service "compare snapshot") leaves nothing
+// behind either, and comes back whole.
+func TestRegistryDeleteEverywhere(t *testing.T) {
+	root, _ := newRoot(t)
+	var disposed recorder
+	child := runtime.Func("child", func(ctx *runtime.Context) error {
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { disposed.add(ctx.Fiber().Parent().Fiber().Name()); return nil }, nil
+		})
+		return err
+	})
+	parent := func(name string) runtime.Plugin {
+		return runtime.Func(name, func(ctx *runtime.Context) error {
+			_, err := ctx.Plugin(child, nil)
+			return err
+		})
+	}
+	a, b := mustPlugin(t, root, parent("a"), nil), mustPlugin(t, root, parent("b"), nil)
+	if n := len(root.Fibers(child)); n != 2 {
+		t.Fatalf("child has %d fibers, want 2", n)
+	}
+	if err := root.DisposePlugin(child); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "disposed, newest first", disposed.list(), []string{"b", "a"})
+	if a.State() != runtime.Active || b.State() != runtime.Active {
+		t.Fatalf("parents: %v, %v", a.State(), b.State())
+	}
+	if fs := root.Fibers(child); fs != nil {
+		t.Fatalf("child fibers left: %v", fs)
+	}
+
+	test := runtime.NewService[string]("registry/test")
+	svc := runtime.Func("Test", func(ctx *runtime.Context) error {
+		if err := test.Provide(ctx, "test"); err != nil {
+			return err
+		}
+		_, err := ctx.Plugin(runtime.Func("", func(*runtime.Context) error { return nil }, runtime.Inject(test)), nil)
+		return err
+	})
+	snapshot := func() string {
+		_, ok := test.Lookup(root)
+		return fmt.Sprint(len(root.Plugins()), " plugins, service ", ok)
+	}
+	before := snapshot()
+	f := mustPlugin(t, root, svc, nil)
+	after := snapshot()
+	if deps := root.Plugins(); deps[len(deps)-1] == svc || root.Fibers(deps[len(deps)-1])[0].State() != runtime.Active {
+		t.Fatalf("the dependent is not ACTIVE: %v", root.Fibers(deps[len(deps)-1]))
+	}
+	if err := root.DisposePlugin(svc); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(); got != before || f.State() != runtime.Disposed {
+		t.Fatalf("after DisposePlugin: %s (%v), want %s", got, f.State(), before)
+	}
+	mustPlugin(t, root, svc, nil)
+	if got := snapshot(); got != after {
+		t.Fatalf("plugged again: %s, want %s", got, after)
+	}
+}

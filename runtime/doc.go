@@ -52,6 +52,11 @@
 //		// fiber waited for services (a *NotActiveError names them)
 //	}
 //
+// [Context.Plugins] lists the plugins applied anywhere under the root,
+// [Context.Fibers] their fibers, and [Context.DisposePlugin] disposes every
+// fiber of one plugin wherever it was plugged (Cordis's registry), which is
+// how a host reloads a plugin.
+//
 // [Fiber.Wait] only waits for a transition in flight. Close logs, as a
 // warning, every plugin still PENDING and what it waits for. [Context.Reset]
 // disposes everything on the root as Close does but keeps the root usable,

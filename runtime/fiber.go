@@ -68,6 +68,7 @@ var (
 type Fiber struct {
 	rt     *rt
 	spec   *spec // nil for the root fiber
+	key    any   // the plugin's key in the registry
 	id     uint64
 	name   string
 	parent *Fiber
@@ -228,6 +229,10 @@ func (f *Fiber) State() State { return State(f.state.Load()) }
 // Context returns the fiber's own context, the one its apply receives.
 func (f *Fiber) Context() *Context { return f.ctx }
 
+// Parent returns the context the fiber was plugged into (nil for the root
+// fiber): re-plugging there keeps the place, isolation and values it had.
+func (f *Fiber) Parent() *Context { return f.ctx.parent }
+
 // Config returns the validated config of the current application.
 func (f *Fiber) Config() any {
 	f.mu.Lock()
@@ -362,6 +367,7 @@ func (f *Fiber) Dispose() error {
 	}
 	f.disposing = true
 	f.mu.Unlock()
+	f.rt.withdraw(f)
 	if f.own != nil {
 		f.parent.untrack(f.own)
 	}
@@ -644,7 +650,7 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	parent := c.fiber
 	// Born busy: a service change seen before the fiber is registered with
 	// its parent must not load it yet; settleLocked below does.
-	f := &Fiber{rt: r, spec: s, id: r.nextID.Add(1), parent: parent, name: s.name, busy: true}
+	f := &Fiber{rt: r, spec: s, key: pluginKey(p), id: r.nextID.Add(1), parent: parent, name: s.name, busy: true}
 	if f.name == "" {
 		f.name = parent.name
 	}
@@ -659,6 +665,7 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 		r.forget(f)
 		return nil, err
 	}
+	r.enroll(p, f)
 	if f.err != nil {
 		f.logger().Error("invalid config", "error", f.err)
 		r.report(f, "", f.err)

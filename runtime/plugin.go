@@ -170,6 +170,21 @@ func specOf(p Plugin) (s *spec, err error) {
 	return s, nil
 }
 
+// pluginKey identifies p in the registry, as Cordis identifies a plugin by its
+// apply function: a plugin built by Func, Configured or Constructor by its
+// apply, any other plugin by its value, or by its type (whose Apply method
+// it runs) when the value is not comparable.
+func pluginKey(p Plugin) any {
+	switch p.(type) {
+	case nil, builtin:
+		return p
+	}
+	if reflect.ValueOf(p).Comparable() {
+		return p
+	}
+	return reflect.TypeOf(p)
+}
+
 // checkInject refuses an inject without a name: a nil ServiceRef, Named(""),
 // or a zero Service handle.
 func (s *spec) checkInject() error {
