@@ -1,27 +1,23 @@
 // Package deepseek is the agent.Model for DeepSeek's OpenAI-compatible chat
-// API, on the official openai-go client. The client is used for request
-// typing, SSE decoding, errors and HTTP-level retries only: the stream is
-// assembled by our own accumulator, and assistant history is built by hand
-// so reasoning_content is passed back as thinking mode requires.
+// API: chat completions over net/http, streamed as server-sent events or
+// whole, with retries. It is written here rather than on an SDK because the
+// agent needs one endpoint and DeepSeek's reasoning_content, and the
+// official openai-go client cost most of a cold build (docs/benchmarks.md,
+// "Build and test cost").
 package deepseek
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/gordis-run/gordis/agent"
-	"github.com/gordis-run/gordis/registry"
 )
 
 // Defaults.
@@ -43,8 +39,8 @@ type Config struct {
 	// MaxRetries is how often the client retries connection errors, 408,
 	// 409, 429 and 5xx, honouring Retry-After. 0 means a single attempt.
 	MaxRetries int
-	// MaxRetryDelay caps the backoff and the Retry-After the client will
-	// wait for (0: the client's default, 2 minutes for Retry-After).
+	// MaxRetryDelay caps the backoff (0: 8 s) and the Retry-After the
+	// client will wait for (0: 2 minutes; a longer one fails the call).
 	MaxRetryDelay time.Duration
 	// Timeout bounds one model call, stream included (DefaultTimeout when 0),
 	// so server keep-alives cannot stretch a call forever.
@@ -65,8 +61,8 @@ func ConfigFromEnv(getenv func(string) string) Config {
 
 // Model is an agent.Model backed by a chat-completions endpoint.
 type Model struct {
-	cfg         Config
-	completions openai.ChatCompletionService
+	cfg      Config
+	endpoint string // BaseURL + "/chat/completions"
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -91,21 +87,10 @@ func New(cfg Config) (*Model, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = http.DefaultClient
 	}
-	// The service is built directly, not through openai.NewClient, whose
-	// defaults read OPENAI_* variables (base URL, key, organization, project,
-	// custom headers): none of that may reach DeepSeek.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(cfg.HTTPClient),
-		option.WithBaseURL(cfg.BaseURL),
-		option.WithAPIKey(cfg.APIKey),
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
-		option.WithMaxRetries(cfg.MaxRetries),
+	if u, err := url.Parse(cfg.BaseURL); err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("deepseek: base URL %q is not an absolute URL", cfg.BaseURL)
 	}
-	if cfg.MaxRetryDelay > 0 {
-		opts = append(opts, option.WithMaxRetryDelay(cfg.MaxRetryDelay))
-	}
-	return &Model{cfg: cfg, completions: openai.NewChatCompletionService(opts...)}, nil
+	return &Model{cfg: cfg, endpoint: strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions"}, nil
 }
 
 // Name returns the model name sent with each request.
@@ -115,17 +100,13 @@ func (m *Model) Name() string { return m.cfg.Model }
 func (m *Model) Complete(ctx context.Context, req *agent.Request) (*agent.Response, error) {
 	callCtx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
-	params := openai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(m.cfg.Model),
-		Messages: messages(req),
-		Tools:    tools(req.Tools),
-	}
+	body := chatRequest{Model: m.cfg.Model, Messages: messages(req), Tools: tools(req.Tools)}
 	var resp *agent.Response
 	var err error
 	if m.cfg.NoStream {
-		resp, err = m.whole(callCtx, params)
+		resp, err = m.whole(callCtx, body)
 	} else {
-		resp, err = m.stream(callCtx, params, req.OnDelta)
+		resp, err = m.stream(callCtx, body, req.OnDelta)
 	}
 	if err != nil {
 		return nil, m.mapError(ctx, callCtx, err)
@@ -133,106 +114,83 @@ func (m *Model) Complete(ctx context.Context, req *agent.Request) (*agent.Respon
 	return resp, nil
 }
 
-func (m *Model) whole(ctx context.Context, params openai.ChatCompletionNewParams) (*agent.Response, error) {
-	c, err := m.completions.New(ctx, params)
+func (m *Model) whole(ctx context.Context, body chatRequest) (*agent.Response, error) {
+	res, err := m.post(ctx, body)
 	if err != nil {
 		return nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	var c completion
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, malformed(err)
 	}
 	if len(c.Choices) == 0 {
 		return nil, &agent.ModelError{Code: agent.CodeMalformed, Message: "the completion has no choices"}
 	}
 	ch := c.Choices[0]
-	var a accumulator
+	a := accumulator{finish: ch.FinishReason, usage: c.Usage}
 	a.text.WriteString(ch.Message.Content)
-	if r, ok := extraString(ch.Message.JSON.ExtraFields, "reasoning_content"); ok {
-		a.reasoning.WriteString(r)
+	if r := ch.Message.ReasoningContent; r != nil {
+		a.reasoning.WriteString(*r)
 		a.sawReasoning = true
 	}
 	for _, tc := range ch.Message.ToolCalls {
-		a.calls = append(a.calls, &partialCall{id: tc.ID, name: tc.Function.Name})
-		a.calls[len(a.calls)-1].args.WriteString(tc.Function.Arguments)
-	}
-	a.finish = ch.FinishReason
-	if c.JSON.Usage.Valid() {
-		a.usage = &c.Usage
+		p := &partialCall{id: tc.ID, name: tc.Function.Name}
+		p.args.WriteString(tc.Function.Arguments)
+		a.calls = append(a.calls, p)
 	}
 	return a.response()
 }
 
-func (m *Model) stream(ctx context.Context, params openai.ChatCompletionNewParams, onDelta func(agent.Delta)) (*agent.Response, error) {
-	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}
-	var done doneWatcher
-	s := m.completions.NewStreaming(ctx, params, option.WithMiddleware(done.middleware))
-	defer s.Close()
+// stream asks for server-sent events with usage and assembles them. The
+// answer is complete only with a finish reason and the closing [DONE]: a
+// body that ends without them lost part of the reply.
+func (m *Model) stream(ctx context.Context, body chatRequest, onDelta func(agent.Delta)) (*agent.Response, error) {
+	body.Stream = true
+	body.StreamOptions = &streamOptions{IncludeUsage: true}
+	res, err := m.post(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
 	a := accumulator{onDelta: onDelta}
-	for s.Next() {
-		if err := a.add(s.Current()); err != nil {
+	events := newSSEReader(res.Body)
+	done := false
+	for !done {
+		data, err := events.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &agent.ModelError{Code: agent.CodeStreamClosed, Message: "the response stream broke: " + err.Error(), Err: err}
+		}
+		if string(data) == "[DONE]" {
+			done = true
+			continue
+		}
+		var ch chunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			return nil, malformed(err)
+		}
+		if ch.Error != nil {
+			return nil, &agent.ModelError{Code: agent.CodeServer, Message: "the server failed mid-stream: " + ch.Error.Message}
+		}
+		if err := a.add(&ch); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.Err(); err != nil {
-		return nil, err
-	}
-	if a.finish == "" || !done.seen() {
+	if a.finish == "" || !done {
 		return nil, &agent.ModelError{Code: agent.CodeStreamClosed, Message: "the response stream ended before it was complete (no finish reason or [DONE])"}
 	}
 	return a.response()
 }
 
-// messages serialises the conversation. Assistant messages are built by
-// hand: content is always a string (some gateways reject null), and a
-// message with tool calls always carries reasoning_content, even "" —
-// DeepSeek's thinking mode answers 400 without it.
-func messages(req *agent.Request) []openai.ChatCompletionMessageParamUnion {
-	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
-	if req.System != "" {
-		out = append(out, openai.SystemMessage(req.System))
-	}
-	for _, m := range req.Messages {
-		switch m.Role {
-		case agent.RoleUser:
-			out = append(out, openai.UserMessage(m.Text))
-		case agent.RoleTool:
-			out = append(out, openai.ToolMessage(m.Text, m.ToolCallID))
-		case agent.RoleAssistant:
-			var a openai.ChatCompletionAssistantMessageParam
-			a.Content.OfString = openai.String(m.Text)
-			for _, tc := range m.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-					},
-				})
-			}
-			if len(m.ToolCalls) > 0 {
-				reasoning := ""
-				if m.Reasoning != nil {
-					reasoning = *m.Reasoning
-				}
-				a.SetExtraFields(map[string]any{"reasoning_content": reasoning})
-			}
-			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
-		}
-	}
-	return out
-}
-
-// tools declares the registry's definitions as function tools, each one's
-// {name, description, parameters} sent verbatim (schema key order kept).
-func tools(defs []registry.Definition) []openai.ChatCompletionToolUnionParam {
-	out := make([]openai.ChatCompletionToolUnionParam, len(defs))
-	for i, d := range defs {
-		out[i] = openai.ChatCompletionToolUnionParam{OfFunction: &openai.ChatCompletionFunctionToolParam{
-			Function: param.Override[shared.FunctionDefinitionParam](d),
-		}}
-	}
-	return out
-}
-
-// ToolsJSON is the "tools" array of a request, exactly as sent.
-func ToolsJSON(defs []registry.Definition) ([]byte, error) {
-	return json.Marshal(tools(defs))
+func malformed(err error) error {
+	return &agent.ModelError{Code: agent.CodeMalformed, Message: "the server sent malformed data: " + err.Error(), Err: err}
 }
 
 // mapError turns a client failure into an *agent.ModelError with a message
@@ -241,35 +199,28 @@ func (m *Model) mapError(parent, callCtx context.Context, err error) error {
 	if parent.Err() != nil {
 		return context.Cause(parent)
 	}
+	if callCtx.Err() != nil {
+		return &agent.ModelError{Code: agent.CodeTimeout, Message: fmt.Sprintf("no complete answer within %s", m.cfg.Timeout), Err: err}
+	}
 	var me *agent.ModelError
 	if errors.As(err, &me) {
 		return me
 	}
-	if callCtx.Err() != nil {
-		return &agent.ModelError{Code: agent.CodeTimeout, Message: fmt.Sprintf("no complete answer within %s", m.cfg.Timeout), Err: err}
-	}
-	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return &agent.ModelError{Code: agent.CodeMalformed, Message: "the server sent malformed data: " + err.Error(), Err: err}
-		}
+	var se *statusError
+	if !errors.As(err, &se) {
 		return &agent.ModelError{Code: agent.CodeTransport, Message: "cannot reach " + m.cfg.BaseURL + ": " + err.Error(), Err: err}
 	}
-	detail := apiErr.Message
+	detail := se.Message
 	if detail == "" {
-		detail = http.StatusText(apiErr.StatusCode)
+		detail = http.StatusText(se.Status)
 	}
-	e := &agent.ModelError{Status: apiErr.StatusCode, Err: err}
-	if apiErr.Response != nil {
-		e.RequestID = cmp.Or(apiErr.Response.Header.Get("x-request-id"), apiErr.Response.Header.Get("x-deepseek-request-id"))
-	}
+	e := &agent.ModelError{Status: se.Status, RequestID: se.RequestID, Err: err}
 	retried := ""
-	if m.cfg.MaxRetries > 0 {
-		retried = fmt.Sprintf(" after %d retries", m.cfg.MaxRetries)
+	if se.Retries > 0 {
+		retried = fmt.Sprintf(" after %d retries", se.Retries)
 	}
-	switch s := apiErr.StatusCode; {
-	case s == http.StatusBadRequest && strings.Contains(strings.ToLower(detail+apiErr.Code), "context length"):
+	switch s := se.Status; {
+	case s == http.StatusBadRequest && contextTooLong(detail, se.Code):
 		e.Code, e.Message = agent.CodeContextExceeded, "the conversation is longer than the model's context window: "+detail
 	case s == http.StatusBadRequest:
 		e.Code, e.Message = agent.CodeInvalidRequest, "the request was rejected: "+detail
@@ -285,4 +236,11 @@ func (m *Model) mapError(parent, callCtx context.Context, err error) error {
 		e.Code, e.Message = agent.CodeHTTP, detail
 	}
 	return e
+}
+
+// contextTooLong recognises the context-window refusal by its words:
+// DeepSeek says "maximum context length" in the message, OpenAI-style
+// gateways send the code context_length_exceeded.
+func contextTooLong(message, code string) bool {
+	return strings.Contains(strings.ReplaceAll(strings.ToLower(message+" "+code), "_", " "), "context length")
 }

@@ -1,32 +1,27 @@
 package deepseek
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
-	"sync/atomic"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/gordis-run/gordis/agent"
 )
 
-// accumulator assembles one assistant message from stream chunks. It is
-// ours, not the client's: that one adds up usage reported twice, ignores
-// reasoning_content and drops chunks with a different id.
+// accumulator assembles one assistant message from stream chunks. Usage is
+// reported twice by DeepSeek (with the finish chunk and alone after it): the
+// latest one counts, they are not added up.
 type accumulator struct {
 	reasoning    strings.Builder
 	sawReasoning bool
 	text         strings.Builder
 	calls        []*partialCall // by tool-call index
 	finish       string
-	usage        *openai.CompletionUsage // the latest one reported
-	onDelta      func(agent.Delta)       // optional
+	usage        *usage            // the latest one reported
+	onDelta      func(agent.Delta) // optional
 }
 
 type partialCall struct {
@@ -37,18 +32,18 @@ type partialCall struct {
 // maxToolCalls bounds the tool-call index a chunk may name.
 const maxToolCalls = 1024
 
-func (a *accumulator) add(ch openai.ChatCompletionChunk) error {
-	if ch.JSON.Usage.Valid() {
-		u := ch.Usage
-		a.usage = &u
+func (a *accumulator) add(ch *chunk) error {
+	if ch.Usage != nil {
+		a.usage = ch.Usage
 	}
 	for _, c := range ch.Choices {
 		if c.Index != 0 {
 			continue
 		}
 		d := c.Delta
-		r, ok := extraString(d.JSON.ExtraFields, "reasoning_content")
-		if ok {
+		var r string
+		if d.ReasoningContent != nil {
+			r = *d.ReasoningContent
 			a.reasoning.WriteString(r)
 			a.sawReasoning = true
 		}
@@ -60,7 +55,7 @@ func (a *accumulator) add(ch openai.ChatCompletionChunk) error {
 			if tc.Index < 0 || tc.Index >= maxToolCalls {
 				return &agent.ModelError{Code: agent.CodeMalformed, Message: fmt.Sprintf("tool call index %d out of range", tc.Index)}
 			}
-			for int(tc.Index) >= len(a.calls) {
+			for tc.Index >= len(a.calls) {
 				a.calls = append(a.calls, &partialCall{})
 			}
 			p := a.calls[tc.Index]
@@ -112,10 +107,10 @@ func (a *accumulator) response() (*agent.Response, error) {
 }
 
 // mapUsage makes the counts disjoint: Input excludes the cache hits.
-func mapUsage(u *openai.CompletionUsage) agent.Usage {
+func mapUsage(u *usage) agent.Usage {
 	hit := u.PromptTokensDetails.CachedTokens
 	if hit == 0 {
-		hit = extraInt(u.JSON.ExtraFields, "prompt_cache_hit_tokens")
+		hit = u.PromptCacheHitTokens
 	}
 	return agent.Usage{
 		Input:     u.PromptTokens - hit,
@@ -125,62 +120,73 @@ func mapUsage(u *openai.CompletionUsage) agent.Usage {
 	}
 }
 
-// extraString reads a string field the client does not know. Its Valid()
-// is always false for extra fields, so test the raw text instead.
-func extraString(fields map[string]respjson.Field, key string) (string, bool) {
-	f, ok := fields[key]
-	if !ok || f.Raw() == "" || f.Raw() == "null" {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal([]byte(f.Raw()), &s) != nil {
-		return "", false
-	}
-	return s, true
+// maxEvent bounds one server-sent event's data, so a server that never
+// ends a line cannot grow memory until the timeout.
+const maxEvent = 16 << 20
+
+var errEventTooLarge = fmt.Errorf("an event is larger than %d MiB", maxEvent>>20)
+
+// sseReader reads the data of server-sent events. Comments (DeepSeek's
+// ": keep-alive" while a request is queued) and fields other than data are
+// skipped; an event's data lines are joined with newlines. Lines end with
+// LF or CRLF, as chat-completions servers send them; a lone CR, which the
+// SSE format also allows, is not a line end here.
+type sseReader struct {
+	r    *bufio.Reader
+	line []byte
+	data []byte
 }
 
-func extraInt(fields map[string]respjson.Field, key string) int64 {
-	var n int64
-	if f, ok := fields[key]; ok {
-		json.Unmarshal([]byte(f.Raw()), &n)
-	}
-	return n
-}
+func newSSEReader(r io.Reader) *sseReader { return &sseReader{r: bufio.NewReader(r)} }
 
-// doneWatcher notices "data: [DONE]" in the response body. The client's
-// stream reports a clean EOF and [DONE] alike; only the latter means the
-// answer is complete.
-type doneWatcher struct {
-	done atomic.Bool
-}
-
-var doneMarker = []byte("data: [DONE]")
-
-func (w *doneWatcher) seen() bool { return w.done.Load() }
-
-func (w *doneWatcher) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if err == nil && resp.StatusCode < 300 {
-		resp.Body = &doneReader{ReadCloser: resp.Body, w: w}
-	}
-	return resp, err
-}
-
-type doneReader struct {
-	io.ReadCloser
-	w    *doneWatcher
-	tail []byte // the last len(doneMarker)-1 bytes, for a marker split across reads
-}
-
-func (r *doneReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	if n > 0 && !r.w.done.Load() {
-		buf := append(r.tail, p[:n]...)
-		if bytes.Contains(buf, doneMarker) {
-			r.w.done.Store(true)
+// next returns the data of the next event, valid until the following call,
+// or io.EOF at the end of the body. An event still open at the end counts
+// if its last line was complete; a line cut short is dropped.
+func (s *sseReader) next() ([]byte, error) {
+	s.data = s.data[:0]
+	open := false
+	for {
+		line, err := s.readLine()
+		if err == io.EOF && open {
+			return s.data, nil
 		}
-		keep := min(len(buf), len(doneMarker)-1)
-		r.tail = append(r.tail[:0], buf[len(buf)-keep:]...)
+		if err != nil {
+			return nil, err
+		}
+		if len(line) == 0 {
+			if open {
+				return s.data, nil
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if string(field) != "data" {
+			continue
+		}
+		if open {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, bytes.TrimPrefix(value, []byte(" "))...)
+		open = true
+		if len(s.data) > maxEvent {
+			return nil, errEventTooLarge
+		}
 	}
-	return n, err
+}
+
+// readLine returns the next complete line without its end of line.
+func (s *sseReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	for {
+		part, err := s.r.ReadSlice('\n')
+		s.line = append(s.line, part...)
+		switch {
+		case len(s.line) > maxEvent:
+			return nil, errEventTooLarge
+		case err == nil:
+			return bytes.TrimSuffix(bytes.TrimSuffix(s.line, []byte("\n")), []byte("\r")), nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
 }
