@@ -63,6 +63,30 @@ func TestListenAddr(t *testing.T) {
 	}
 }
 
+func TestPasteURL(t *testing.T) {
+	named := func() (string, error) { return "build-7", nil }
+	unnamed := func() (string, error) { return "", errors.New("no name") }
+	for _, tc := range []struct {
+		scheme, addr string
+		hostname     func() (string, error)
+		want         string
+	}{
+		{"http", "127.0.0.1:8080", named, "http://127.0.0.1:8080/mcp"},
+		{"https", "0.0.0.0:8443", named, "https://build-7:8443/mcp"},
+		{"http", "[::]:8080", named, "http://build-7:8080/mcp"},
+		{"http", "[::1]:8080", named, "http://[::1]:8080/mcp"},
+		{"http", "0.0.0.0:8080", unnamed, "http://0.0.0.0:8080/mcp"},
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", tc.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pasteURL(tc.scheme, addr, tc.hostname); got != tc.want {
+			t.Errorf("pasteURL(%s, %s) = %s, want %s", tc.scheme, tc.addr, got, tc.want)
+		}
+	}
+}
+
 func TestLoopback(t *testing.T) {
 	for host, want := range map[string]bool{"localhost": true, "127.0.0.1": true, "127.1.2.3": true, "::1": true,
 		"0.0.0.0": false, "::": false, "10.0.0.7": false, "example.com": false, "": false} {

@@ -194,6 +194,19 @@ func listenAddr(flag string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+// pasteURL is the endpoint's URL as a client pastes it: on every
+// interface (0.0.0.0, ::), under this machine's name, which other machines
+// can use, rather than an address that only means "any".
+func pasteURL(scheme string, addr net.Addr, hostname func() (string, error)) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if name, err := hostname(); err == nil && name != "" {
+			host = name
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port) + mcpserver.Endpoint
+}
+
 // loopback reports whether host only ever means this machine.
 func loopback(host string) bool {
 	if host == "localhost" {
@@ -282,7 +295,7 @@ func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready f
 	if err != nil {
 		return err
 	}
-	logger.Info("serving MCP on streamable HTTP", "url", scheme+"://"+ln.Addr().String()+mcpserver.Endpoint,
+	logger.Info("serving MCP on streamable HTTP", "url", pasteURL(scheme, ln.Addr(), os.Hostname),
 		"token", auth, "max_message", int64(o.maxMessage), "max_sessions", o.maxSessions, "max_calls", o.maxCalls, "rate", o.rate)
 	served := make(chan error, 1)
 	go func() {
