@@ -20,6 +20,7 @@ type rt struct {
 	svcMu      sync.RWMutex
 	services   map[serviceKey]*record
 	dependents map[serviceKey][]*Fiber // fibers by injected service
+	realms     map[realmKey]*isolation // the domains of Isolate labels
 
 	obs observation
 

@@ -521,3 +521,58 @@ func TestRegistryDeleteEverywhere(t *testing.T) {
 		t.Fatalf("plugged again: %s, want %s", got, after)
 	}
 }
+
+// label is a type of the tests' own for Isolate labels.
+type label string
+
+// Cordis's "shared label": two contexts isolated for foo with one label
+// share its domain. A provider in one serves the dependents of both, the
+// root's provider serves only the root's, and its departure tears down both
+// and no one else.
+func TestIsolateSharedLabel(t *testing.T) {
+	root, _ := newRoot(t)
+	foo := runtime.NewService[int]("isolate/foo")
+	var applies, disposes int
+	p := runtime.Func("dep", func(ctx *runtime.Context) error {
+		applies++
+		_, err := ctx.Effect(func() (func() error, error) {
+			return func() error { disposes++; return nil }, nil
+		})
+		return err
+	}, runtime.Inject(foo))
+	mustPlugin(t, root, p, nil)
+	ctx1 := root.Isolate(foo.Name(), label("test"))
+	mustPlugin(t, ctx1, p, nil)
+	ctx2 := root.Isolate(foo.Name(), label("test"))
+	mustPlugin(t, ctx2, p, nil)
+	counts := func(want string) {
+		t.Helper()
+		var seen []string
+		for _, ctx := range []*runtime.Context{root, ctx1, ctx2} {
+			if v, ok := foo.Lookup(ctx); ok {
+				seen = append(seen, fmt.Sprint(v))
+			} else {
+				seen = append(seen, "-")
+			}
+		}
+		if got := fmt.Sprint(seen, " applies ", applies, " disposes ", disposes); got != want {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+	counts("[- - -] applies 0 disposes 0")
+
+	if err := foo.Provide(root, 100); err != nil {
+		t.Fatal(err)
+	}
+	counts("[100 - -] applies 1 disposes 0")
+
+	shared := mustPlugin(t, ctx1, runtime.Func("provider", func(ctx *runtime.Context) error {
+		return foo.Provide(ctx, 200)
+	}), nil)
+	counts("[100 200 200] applies 3 disposes 0")
+
+	if err := shared.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	counts("[100 - -] applies 3 disposes 2")
+}

@@ -80,7 +80,8 @@
 // [Service.Lookup] is the optional lookup. [Context.Isolate] gives a service
 // name a domain of its own below a context, so that two providers of it (two
 // workspaces, two model backends) live under one root, each serving the
-// plugins plugged below its own context.
+// plugins plugged below its own context; contexts isolated with one label
+// share a domain.
 //
 // # Events
 //

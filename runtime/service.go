@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"reflect"
 	"slices"
 	"sync/atomic"
 )
@@ -12,12 +13,19 @@ type serviceKey struct {
 	domain *isolation
 }
 
-// isolation is the domain one [Context.Isolate] call makes for a name. It
-// has a field so that two domains are never the same pointer.
+// isolation is the domain one [Context.Isolate] call makes for a name, or
+// that every Isolate with one label shares. It has a field so that two
+// domains are never the same pointer.
 type isolation struct{ name string }
 
 // isolationKey is the context value under which Isolate records a domain.
 type isolationKey struct{ name string }
+
+// realmKey names the domain a label makes for a service name.
+type realmKey struct {
+	name  string
+	label any
+}
 
 // Isolate returns a context, sharing c's fiber, in which the service name
 // has a domain of its own: a provider plugged under it (or providing on it)
@@ -25,10 +33,46 @@ type isolationKey struct{ name string }
 // provider; everyone else keeps seeing the shared one. Two workspaces, each
 // with its own "fs", live under one root this way. Other services are
 // unaffected, and an Isolate further down makes a new domain again.
-func (c *Context) Isolate(name string) *Context {
-	x := c.Extend(isolationKey{name}, &isolation{name})
+//
+// With a label, every context isolated for name with an equal label shares
+// one domain (Cordis's isolate label): a service provided in one is seen in
+// all of them, and by no one else. Like a context key, a label should be a
+// value of a type of your own; it must be comparable, and Isolate panics
+// otherwise, or when given more than one. A label's domain lasts as long
+// as the root.
+func (c *Context) Isolate(name string, label ...any) *Context {
+	var d *isolation
+	switch len(label) {
+	case 0:
+		d = &isolation{name}
+	case 1:
+		d = c.rt.realm(name, label[0])
+	default:
+		panic("runtime: Isolate takes at most one label")
+	}
+	x := c.Extend(isolationKey{name}, d)
 	x.isolating = x
 	return x
+}
+
+// realm returns the domain that label makes for name, the same one on
+// every call.
+func (r *rt) realm(name string, label any) *isolation {
+	if label == nil || !reflect.ValueOf(label).Comparable() {
+		panic("runtime: an Isolate label must be non-nil and comparable")
+	}
+	key := realmKey{name, label}
+	r.svcMu.Lock()
+	defer r.svcMu.Unlock()
+	d := r.realms[key]
+	if d == nil {
+		if r.realms == nil {
+			r.realms = make(map[realmKey]*isolation)
+		}
+		d = &isolation{name}
+		r.realms[key] = d
+	}
+	return d
 }
 
 // keyOf resolves name in c's domain: the nearest Isolate(name) on the way up.
