@@ -28,6 +28,34 @@ func benchEmit(b *testing.B, listeners int) {
 	}
 }
 
+// BenchmarkEmitDomain emits from an isolated workspace scoped to its domain:
+// 10 listeners, 5 in the workspace and 5 on the root, the filter built once.
+func BenchmarkEmitDomain(b *testing.B) {
+	root := New()
+	defer root.Close()
+	ev := NewEvent[benchArgs]("bench/emit-domain")
+	svc := NewService[int]("bench/domain")
+	ws := root.Isolate(svc.Name())
+	var hits int
+	for i := range 10 {
+		ctx := root
+		if i%2 == 0 {
+			ctx = ws
+		}
+		if _, err := ev.On(ctx, func(a benchArgs) error { hits += a.N; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	scope := svc.Domain(ws)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ev.EmitTo(ws, scope, benchArgs{N: 1})
+	}
+	if hits != 5*b.N {
+		b.Fatalf("%d hits for %d emits, want 5 each", hits, b.N)
+	}
+}
+
 func BenchmarkWaterfallFirstDecides(b *testing.B) {
 	root := New()
 	defer root.Close()

@@ -576,3 +576,27 @@ func TestIsolateSharedLabel(t *testing.T) {
 	}
 	counts("[100 - -] applies 3 disposes 2")
 }
+
+// Cordis's "isolated event": a service in an isolated domain emits scoped
+// to its domain; a listener there hears it, one on the root does not.
+func TestIsolatedEvent(t *testing.T) {
+	root, _ := newRoot(t)
+	foo := runtime.NewService[string]("isolated-event/foo")
+	ev := runtime.NewEvent[string]("isolated-event")
+	ctx := root.Isolate(foo.Name())
+	var outer, inner recorder
+	if _, err := ev.On(root, func(s string) error { outer.add(s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.On(ctx, func(s string) error { inner.add(s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	mustPlugin(t, ctx, runtime.Func("Foo", func(ctx *runtime.Context) error {
+		if err := foo.Provide(ctx, "foo"); err != nil {
+			return err
+		}
+		return ev.EmitTo(ctx, foo.Domain(ctx), "from foo")
+	}), nil)
+	equal(t, "outer", outer.list(), nil)
+	equal(t, "inner", inner.list(), []string{"from foo"})
+}

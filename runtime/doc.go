@@ -89,7 +89,8 @@
 // [Event] (Emit, Parallel), [Hook] (Bail, Serial) and [Waterfall] (a
 // middleware chain with next). Each mode has a form that takes a [Filter]
 // (EmitTo, ParallelTo, BailTo, SerialTo, RunTo), reaching only the listeners
-// whose context it accepts, plus global ones. Listeners run synchronously,
+// whose context it accepts, plus global ones; [Service.Domain] is the filter
+// of a service's isolation domain. Listeners run synchronously,
 // with no lock held, on a snapshot of the listener list, and may emit,
 // register and dispose freely. Their errors and panics never escape to the
 // emitter. Emit-mode events are also delivered, in order, to asynchronous

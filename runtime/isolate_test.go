@@ -114,3 +114,54 @@ func TestIsolateLabelConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// A service's domain filter reaches the listeners that resolve its name to
+// the emitter's domain: isolated, shared, labelled or inherited through a
+// plugin; global listeners hear everything.
+func TestDomainFilter(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("domain-filter")
+	var heard recorder
+	on := func(ctx *runtime.Context, name string, opts ...runtime.ListenOption) {
+		t.Helper()
+		if _, err := ev.On(ctx, func(int) error { heard.add(name); return nil }, opts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := root.Isolate(FS.Name())
+	aChild := mustPlugin(t, a, runtime.Func("a child", func(*runtime.Context) error { return nil }), nil).Context()
+	b := root.Isolate(FS.Name())
+	l1, l2 := root.Isolate(FS.Name(), label("L")), root.Isolate(FS.Name(), label("L"))
+	other := root.Isolate("other")
+	extended := root.Extend(sessionKey{}, "x")
+	on(root, "root")
+	on(a, "a")
+	on(aChild, "a child")
+	on(b, "b")
+	on(b, "b global", runtime.Global())
+	on(l1, "l1")
+	on(l2, "l2")
+	on(other, "other name")
+	on(extended, "extended")
+	cases := []struct {
+		from *runtime.Context
+		name string
+		want []string
+	}{
+		{root, "root", []string{"root", "b global", "other name", "extended"}},
+		{a, "a", []string{"a", "a child", "b global"}},
+		{aChild, "a plugin under a", []string{"a", "a child", "b global"}},
+		{b, "b", []string{"b", "b global"}},
+		{l2, "a labelled context", []string{"b global", "l1", "l2"}},
+		{other, "a context isolating another name", []string{"root", "b global", "other name", "extended"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			heard.reset()
+			if err := ev.EmitTo(c.from, FS.Domain(c.from), 1); err != nil {
+				t.Fatal(err)
+			}
+			equal(t, "heard", heard.list(), c.want)
+		})
+	}
+}

@@ -187,6 +187,32 @@ func (s Service[T]) Set(ctx *Context, value T) error {
 	return nil
 }
 
+// Domain returns a filter that reaches the listeners in ctx's isolation
+// domain for s: those whose context resolves s's name to the same provider
+// slot as ctx (the shared one, or the one an Isolate made), plus global
+// listeners. A service emits through it so that only its own domain hears
+// (Cordis's service filter, which scopes an emit with the service as this):
+//
+//	scope := fs.Service.Domain(ctx) // once, in apply
+//	_ = Changed.EmitTo(ctx, scope, change)
+//
+// It works with every filtered mode. Build it once and keep it: the filter
+// is one allocation, a dispatch through it none.
+func (s Service[T]) Domain(ctx *Context) Filter {
+	d := domainFilter(ctx.keyOf(s.name))
+	return &d
+}
+
+// domainFilter accepts the listeners whose context resolves the name to the
+// same domain.
+type domainFilter serviceKey
+
+var _ Filter = (*domainFilter)(nil)
+
+func (d *domainFilter) Accept(listener *Context) bool {
+	return listener.keyOf(d.name).domain == d.domain
+}
+
 // Get returns the service for a context that injects it (or whose fiber or an
 // ancestor provides it, or when it is provided on the root).
 func (s Service[T]) Get(ctx *Context) (T, error) {
