@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -52,12 +53,12 @@ func TestListenAddr(t *testing.T) {
 		"[::]:8080":      "[::]:8080",
 		"127.0.0.1:8080": "127.0.0.1:8080",
 	} {
-		if got, err := listenAddr(in); err != nil || got != want {
+		if got, err := listenAddr("--http", in); err != nil || got != want {
 			t.Errorf("listenAddr(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"", "host", "80:80:80", ":http", "70000", "::1"} {
-		if got, err := listenAddr(in); err == nil {
+		if got, err := listenAddr("--http", in); err == nil {
 			t.Errorf("listenAddr(%q) = %q, want an error", in, got)
 		}
 	}
@@ -81,7 +82,7 @@ func TestPasteURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pasteURL(tc.scheme, addr, tc.hostname); got != tc.want {
+		if got := pasteURL(tc.scheme, addr, "/mcp", tc.hostname); got != tc.want {
 			t.Errorf("pasteURL(%s, %s) = %s, want %s", tc.scheme, tc.addr, got, tc.want)
 		}
 	}
@@ -193,6 +194,38 @@ func TestHTTPTokenFile(t *testing.T) {
 	for _, secret := range []string{"the secret contents", "alice-token", "bob-token"} {
 		if strings.Contains(log.String(), secret) {
 			t.Errorf("the log holds %q:\n%s", secret, log.String())
+		}
+	}
+}
+
+// TestMetrics: --metrics serves the Prometheus text on a listener of its
+// own, without a token, and counts the calls.
+func TestMetrics(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log, _ := startHTTP(t, "--workspace", ws, "--metrics", "127.0.0.1:0")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: withToken(testToken), MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call(t, cs, "read", map[string]any{"file_path": "a.txt"})
+	metricsURL := regexp.MustCompile(`metrics=(http://\S+/metrics)`).FindStringSubmatch(log.String())
+	if metricsURL == nil {
+		t.Fatalf("no metrics URL logged:\n%s", log.String())
+	}
+	resp, err := http.Get(metricsURL[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{"\ngordis_tool_calls_total{tool=\"read\",code=\"OK\"} 1\n", "\ngordis_mcp_sessions 1\n"} {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d, lacks %q:\n%s", metricsURL[1], resp.StatusCode, strings.TrimSpace(want), body)
 		}
 	}
 }

@@ -33,7 +33,8 @@ const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DI
            [--unconfined] [--no-policy] [--max-message SIZE]
            [--log-format text|json] [--log-level debug|info|warn|error]
            [--http ADDR [--token-file FILE | --no-auth] [--tls-cert FILE --tls-key FILE]
-                        [--session-timeout D] [--max-sessions N] [--max-calls N] [--rate N]]
+                        [--session-timeout D] [--max-sessions N] [--max-calls N] [--rate N]
+                        [--metrics ADDR]]
 
 Serves the gordis filesystem tools (list, read, write, edit, glob, grep)
 over the Model Context Protocol, with the system prompt as the prompt
@@ -61,7 +62,8 @@ directory; the log names the file, never the token. A bare PORT or :PORT
 listens on loopback only; other machines reach the server only on an
 address given explicitly (0.0.0.0:PORT for every interface). --no-auth is
 accepted on a loopback address only. GET /healthz and GET /readyz answer
-without a token.
+without a token. --metrics serves Prometheus metrics on a listener of its
+own, without a token, at /metrics.
 
 A message larger than --max-message (SIZE in bytes, or with a KiB, MiB or
 GiB suffix) is refused, with a JSON-RPC error on stdio and 413 over HTTP,
@@ -95,6 +97,7 @@ type options struct {
 	maxSessions    int
 	maxCalls       int
 	rate           float64
+	metrics        string
 }
 
 // run is the whole command; stdin and stdout are the stdio transport.
@@ -119,6 +122,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl.IntVar(&o.maxSessions, "max-sessions", 1000, "with --http, refuse a new session beyond `N` open ones with 503 (0: no bound)")
 	fl.IntVar(&o.maxCalls, "max-calls", 16, "refuse a call beyond `N` in flight in its session (0: no bound)")
 	fl.Float64Var(&o.rate, "rate", 100, "refuse calls beyond `N` per second per bearer token (0: no bound)")
+	fl.StringVar(&o.metrics, "metrics", "", "with --http, serve Prometheus metrics at /metrics on `ADDR` (PORT, :PORT or HOST:PORT; no token)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -153,16 +157,21 @@ func (o *options) check() error {
 		return fmt.Errorf("--log-format %q: want text or json", o.logFormat)
 	}
 	if o.http == "" {
-		if o.tokenFile != "" || o.noAuth || o.tlsCert != "" || o.tlsKey != "" {
-			return errors.New("--token-file, --no-auth, --tls-cert and --tls-key need --http (stdio has no authentication)")
+		if o.tokenFile != "" || o.noAuth || o.tlsCert != "" || o.tlsKey != "" || o.metrics != "" {
+			return errors.New("--token-file, --no-auth, --tls-cert, --tls-key and --metrics need --http")
 		}
 		return nil
 	}
-	addr, err := listenAddr(o.http)
+	addr, err := listenAddr("--http", o.http)
 	if err != nil {
 		return err
 	}
 	o.http = addr
+	if o.metrics != "" {
+		if o.metrics, err = listenAddr("--metrics", o.metrics); err != nil {
+			return err
+		}
+	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
 	}
@@ -175,18 +184,19 @@ func (o *options) check() error {
 	return nil
 }
 
-// listenAddr is the address --http listens on: a bare PORT or :PORT means
-// loopback, so that every interface is only ever asked for explicitly.
-func listenAddr(flag string) (string, error) {
-	port := flag
-	host, p, err := net.SplitHostPort(flag)
+// listenAddr is the address the flag named name asks to listen on: a bare
+// PORT or :PORT means loopback, so that every interface is only ever asked
+// for explicitly.
+func listenAddr(name, value string) (string, error) {
+	port := value
+	host, p, err := net.SplitHostPort(value)
 	if err == nil {
 		port = p
-	} else if host = ""; strings.ContainsAny(flag, ":[]") {
-		return "", fmt.Errorf("--http %q: want PORT, :PORT or HOST:PORT", flag)
+	} else if host = ""; strings.ContainsAny(value, ":[]") {
+		return "", fmt.Errorf("%s %q: want PORT, :PORT or HOST:PORT", name, value)
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("--http %q: want PORT, :PORT or HOST:PORT", flag)
+		return "", fmt.Errorf("%s %q: want PORT, :PORT or HOST:PORT", name, value)
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -194,17 +204,17 @@ func listenAddr(flag string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// pasteURL is the endpoint's URL as a client pastes it: on every
+// pasteURL is the URL of path on addr as a client pastes it: on every
 // interface (0.0.0.0, ::), under this machine's name, which other machines
 // can use, rather than an address that only means "any".
-func pasteURL(scheme string, addr net.Addr, hostname func() (string, error)) string {
+func pasteURL(scheme string, addr net.Addr, path string, hostname func() (string, error)) string {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		if name, err := hostname(); err == nil && name != "" {
 			host = name
 		}
 	}
-	return scheme + "://" + net.JoinHostPort(host, port) + mcpserver.Endpoint
+	return scheme + "://" + net.JoinHostPort(host, port) + path
 }
 
 // loopback reports whether host only ever means this machine.
@@ -295,8 +305,16 @@ func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready f
 	if err != nil {
 		return err
 	}
-	logger.Info("serving MCP on streamable HTTP", "url", pasteURL(scheme, ln.Addr(), os.Hostname),
+	logger.Info("serving MCP on streamable HTTP", "url", pasteURL(scheme, ln.Addr(), mcpserver.Endpoint, os.Hostname),
 		"token", auth, "max_message", int64(o.maxMessage), "max_sessions", o.maxSessions, "max_calls", o.maxCalls, "rate", o.rate)
+	if o.metrics != "" {
+		stop, err := serveMetrics(o.metrics, server, logger)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stop()
+	}
 	served := make(chan error, 1)
 	go func() {
 		if srv.TLSConfig != nil {
@@ -317,4 +335,18 @@ func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready f
 		return srv.Close()
 	}
 	return nil
+}
+
+// serveMetrics serves the server's metrics at /metrics on addr until stop.
+func serveMetrics(addr string, server *mcpserver.Server, logger *slog.Logger) (stop func() error, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", server.MetricsHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	go srv.Serve(ln)
+	logger.Info("serving metrics", "metrics", pasteURL("http", ln.Addr(), "/metrics", os.Hostname))
+	return srv.Close, nil
 }

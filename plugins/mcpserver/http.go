@@ -62,12 +62,12 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		MaxRequestBodyBytes: o.MaxMessage,
 	})
 	s.diverted.allow(o.MaxMessage)
-	h = refuseSessionless(refuseLarge(o.MaxMessage, s.diverted.divertBody(h)))
+	h = refuseSessionless(s.refuseLarge(o.MaxMessage, s.diverted.divertBody(h)))
 	if o.MaxSessions > 0 {
 		h = s.admit(o.MaxSessions, h)
 	}
 	if len(o.Tokens) > 0 {
-		h = auth.RequireBearerToken(s.verifier(o.Tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+		h = s.countUnauthorized(auth.RequireBearerToken(s.verifier(o.Tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
 	}
 	h = http.NewCrossOriginProtection().Handler(h)
 
@@ -112,8 +112,9 @@ func (s *Server) verifier(tokens []string) auth.TokenVerifier {
 
 // admit refuses a request that would open a session beyond limit with 503:
 // the server is full, not the client at fault. A POST without a session ID
-// opens one; it counts as opening until the SDK answers it, by when the
-// session is among the server's, so concurrent openings cannot overshoot.
+// opens one; it counts as opening until the SDK starts its answer, by when
+// the session is among the server's, so concurrent openings cannot
+// overshoot.
 func (s *Server) admit(limit int, next http.Handler) http.Handler {
 	var (
 		mu      sync.Mutex
@@ -131,6 +132,7 @@ func (s *Server) admit(limit int, next http.Handler) http.Handler {
 		}
 		if open >= limit {
 			mu.Unlock()
+			s.metrics.refused(limitSessions)
 			s.logger.Warn("mcp: refused a new session: the server is full", "sessions", limit)
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, fmt.Sprintf("too many sessions (the limit is %d)", limit), http.StatusServiceUnavailable)
@@ -138,32 +140,46 @@ func (s *Server) admit(limit int, next http.Handler) http.Handler {
 		}
 		opening++
 		mu.Unlock()
-		ow := &openingWriter{ResponseWriter: w, opened: func() {
+		hw := &headerHook{ResponseWriter: w, onHeader: func(int) {
 			mu.Lock()
 			opening--
 			mu.Unlock()
 		}}
-		defer ow.once.Do(ow.opened)
-		next.ServeHTTP(ow, r)
+		defer hw.header(http.StatusOK) // if the SDK wrote nothing
+		next.ServeHTTP(hw, r)
 	})
 }
 
-// openingWriter calls opened once, when the answer starts.
-type openingWriter struct {
+// countUnauthorized counts the requests the bearer token check refuses
+// with 401, for a missing token as for a wrong one.
+func (s *Server) countUnauthorized(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&headerHook{ResponseWriter: w, onHeader: func(status int) {
+			if status == http.StatusUnauthorized {
+				s.metrics.authFailures.Add(1)
+			}
+		}}, r)
+	})
+}
+
+// headerHook calls onHeader once, with the status, when the answer starts.
+type headerHook struct {
 	http.ResponseWriter
-	once   sync.Once
-	opened func()
+	once     sync.Once
+	onHeader func(status int)
 }
 
-func (o *openingWriter) WriteHeader(code int) {
-	o.once.Do(o.opened)
-	o.ResponseWriter.WriteHeader(code)
+func (h *headerHook) header(status int) { h.once.Do(func() { h.onHeader(status) }) }
+
+func (h *headerHook) WriteHeader(status int) {
+	h.header(status)
+	h.ResponseWriter.WriteHeader(status)
 }
 
-func (o *openingWriter) Write(p []byte) (int, error) {
-	o.once.Do(o.opened)
-	return o.ResponseWriter.Write(p)
+func (h *headerHook) Write(p []byte) (int, error) {
+	h.header(http.StatusOK)
+	return h.ResponseWriter.Write(p)
 }
 
 // Unwrap lets http.ResponseController reach the connection (flushes).
-func (o *openingWriter) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -336,3 +336,43 @@ func TestLargeWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestMetrics: the handler counts what went through HTTP: calls by tool
+// and code, their durations, open sessions, 401s (missing and wrong
+// tokens) and each limit's refusals.
+func TestMetrics(t *testing.T) {
+	fx := newFixture(t)
+	fx.file(t, "a.txt", "alpha\n")
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"secret"}, MaxSessions: 1, MaxMessage: 64 << 10})
+	for _, auth := range []string{"", "Bearer wrong"} {
+		post(t, base, map[string]string{"Authorization": auth}, initialize)
+	}
+	cs := mustDial(t, base, "secret")
+	call(t, cs, "read", map[string]any{"file_path": "a.txt"})
+	call(t, cs, "read", map[string]any{"file_path": "missing.txt"})
+	if code, _ := post(t, base, map[string]string{"Authorization": "Bearer secret"}, initialize); code != http.StatusServiceUnavailable {
+		t.Fatalf("a second session: %d, want 503", code)
+	}
+	cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": "b.txt", "content": strings.Repeat("x", 64<<10)}})
+
+	rec := httptest.NewRecorder()
+	fx.server.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if ct := rec.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	for _, want := range []string{
+		"\ngordis_tool_calls_total{tool=\"read\",code=\"FS_NOT_FOUND\"} 1\n",
+		"\ngordis_tool_calls_total{tool=\"read\",code=\"OK\"} 1\n",
+		"\ngordis_tool_call_duration_seconds_bucket{tool=\"read\",le=\"+Inf\"} 2\n",
+		"\ngordis_tool_call_duration_seconds_count{tool=\"read\"} 2\n",
+		"\ngordis_tool_calls_in_flight 0\n",
+		"\ngordis_mcp_sessions 1\n",
+		"\ngordis_auth_failures_total 2\n",
+		"\ngordis_limit_refusals_total{limit=\"message\"} 1\n",
+		"\ngordis_limit_refusals_total{limit=\"sessions\"} 1\n",
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %q:\n%s", strings.TrimSpace(want), rec.Body.String())
+		}
+	}
+}

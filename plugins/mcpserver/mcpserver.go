@@ -89,6 +89,7 @@ type Server struct {
 	maxCalls int        // Config.MaxCallsPerSession
 	rates    rates      // Config.CallsPerSecond
 	diverted diversions // large arguments on their way around the SDK
+	metrics  *metrics
 
 	publishing sync.Mutex // serializes sync and guards published
 	published  map[string]registry.Definition
@@ -122,6 +123,7 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 		maxCalls:  cfg.MaxCallsPerSession,
 		rates:     rates{perSecond: cfg.CallsPerSecond, now: time.Now, buckets: map[string]*bucket{}},
 		diverted:  diversions{held: map[string]json.RawMessage{}},
+		metrics:   newMetrics(),
 	}
 	s.sdk.AddPrompt(&mcp.Prompt{
 		Name:        PromptName,
@@ -243,17 +245,22 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		id := "mcp-" + strconv.FormatUint(s.calls.Add(1), 10)
 		log := s.logger.With("call", id, "session", req.Session.ID(), "tool", name)
 		if err := s.rates.allow(userOf(req)); err != nil {
+			s.metrics.refused(limitRate)
 			log.Debug("mcp: call refused", "user", userOf(req), "err", err)
 			return nil, err
 		}
 		release, err := session.calls.acquire()
 		if err != nil {
+			s.metrics.refused(limitCalls)
 			log.Debug("mcp: call refused", "err", err)
 			return nil, err
 		}
 		defer release()
+		s.metrics.inFlight.Add(1)
 		start := time.Now()
 		res := s.tools.Execute(ctx, &registry.Call{ID: id, Tool: name, Args: args, Session: session.agent})
+		duration := time.Since(start)
+		s.metrics.inFlight.Add(-1)
 		code := "OK"
 		if res.IsError {
 			code = "ERROR"
@@ -261,7 +268,8 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 				code = res.Error.Code
 			}
 		}
-		log.Debug("mcp: call", "code", code, "duration", time.Since(start))
+		s.metrics.called(name, code, duration)
+		log.Debug("mcp: call", "code", code, "duration", duration)
 		return resultOf(res), nil
 	}
 }

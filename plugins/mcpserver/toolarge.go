@@ -78,13 +78,15 @@ func refuseSessionless(next http.Handler) http.Handler {
 
 // refuseLarge answers a request whose declared body exceeds limit with 413
 // and tooLarge's error, before anything reads the body. A body of unknown
-// length is bounded by the SDK as it reads (413 too, in plain text).
-func refuseLarge(limit int64, next http.Handler) http.Handler {
+// length is bounded by the SDK as it reads (413 too, in plain text, and
+// not counted).
+func (s *Server) refuseLarge(limit int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength <= limit {
 			next.ServeHTTP(w, r)
 			return
 		}
+		s.metrics.refused(limitMessage)
 		start, _ := io.ReadAll(io.LimitReader(r.Body, idWindow))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)

@@ -26,16 +26,16 @@ import (
 // method or wrong params gets the SDK's answer, and a batch is the SDK's to
 // accept or refuse by protocol version.
 func NewIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IOTransport {
-	return newIOTransport(r, w, maxMessage, nil)
+	return newIOTransport(r, w, maxMessage, nil, nil)
 }
 
 // IOTransport is NewIOTransport for s: the arguments of a large call go
 // around the SDK's decoding (divert.go), which costs many times their size.
 func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IOTransport {
-	return newIOTransport(r, w, maxMessage, &s.diverted)
+	return newIOTransport(r, w, maxMessage, &s.diverted, s.metrics)
 }
 
-func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *diversions) *mcp.IOTransport {
+func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *diversions, m *metrics) *mcp.IOTransport {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessage
 	}
@@ -44,7 +44,7 @@ func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *dive
 	}
 	out := &lockedWriter{w: w}
 	return &mcp.IOTransport{
-		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out, max: maxMessage + 1, diverted: d},
+		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out, max: maxMessage + 1, diverted: d, metrics: m},
 		Writer: out,
 		// The filter bounds every line it passes on.
 		MaxLineLength: -1,
@@ -68,6 +68,7 @@ type lineFilter struct {
 	buf []byte // the current line; up to keptBuffer, it keeps the longest line's size
 
 	diverted *diversions // nil: every line goes to the SDK whole
+	metrics  *metrics    // counts the lines refused as too long; may be nil
 	rest     []byte      // what of the current line Read has not returned yet
 	err      error       // what ended src, returned once rest is empty: the last line may lack its newline
 }
@@ -84,6 +85,9 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		var answer []byte
 		if tooLong {
 			answer = tooLarge(line, f.max-1)
+			if f.metrics != nil {
+				f.metrics.refused(limitMessage)
+			}
 		} else {
 			if line = bytes.Trim(line, jsonSpace); len(line) == 0 {
 				continue // the SDK skips white space too
