@@ -230,6 +230,21 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestHTTPNoAuth: on loopback, --no-auth serves without a token and says
+// so in the start line.
+func TestHTTPNoAuth(t *testing.T) {
+	_, url, log, _ := startHTTP(t, "--workspace", t.TempDir(), "--no-auth")
+	if !strings.Contains(log.String(), " token=none ") {
+		t.Errorf("the start line does not say there is no token:\n%s", log.String())
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("without a token under --no-auth: %v", err)
+	}
+	cs.Close()
+}
+
 // TestHTTPS: with --tls-cert and --tls-key the command serves HTTPS and
 // logs an https URL.
 func TestHTTPS(t *testing.T) {
