@@ -47,9 +47,9 @@ func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
 	if ctx.Err() != nil {
 		return nil, abortedBeforeDispatch(call)
 	}
-	e := r.lookup(call.Tool)
+	e, retired := r.lookup(call.Tool)
 	if e == nil {
-		if r.wasRegistered(call.Tool) {
+		if retired {
 			return nil, unavailable(call, nil)
 		}
 		return nil, failure(call, fmt.Sprintf("unknown tool %q", call.Tool), NameUnknown, CodeUnknownTool)
@@ -175,7 +175,7 @@ func (r *Registry) emitted(res *Result, err error) {
 // concurrencySafe is the call's scheduling mode: only a classifier that
 // exists, does not panic and says true makes it parallel.
 func (r *Registry) concurrencySafe(call *Call) (safe bool) {
-	e := r.lookup(call.Tool)
+	e, _ := r.lookup(call.Tool)
 	if e == nil || e.ConcurrencySafe == nil {
 		return false
 	}

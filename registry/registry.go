@@ -329,18 +329,14 @@ func (r *Registry) remove(e *entry) bool {
 	return true
 }
 
-func (r *Registry) lookup(name string) *entry {
+// lookup returns the tool named name, or reports whether one was removed
+// and has not come back (yet: its plugin may be restarting). Both are read
+// under one lock: a tool registered again between two reads would look
+// never registered.
+func (r *Registry) lookup(name string) (e *entry, retired bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.byKey[name]
-}
-
-// wasRegistered reports whether a tool named name was removed and has not
-// come back (yet: its plugin may be restarting).
-func (r *Registry) wasRegistered(name string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.retired[name]
+	return r.byKey[name], r.retired[name]
 }
 
 // Definitions lists the tools in registration order.
