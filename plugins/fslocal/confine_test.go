@@ -309,8 +309,9 @@ func TestOpenRefusesBadRoots(t *testing.T) {
 	}
 }
 
-// A closed provider refuses to work: its root handles are gone, and no
-// call may run on a descriptor number reused since.
+// A closed provider refuses to work, with ErrClosed (TOOL_UNAVAILABLE
+// through the registry): its root handles are gone, and no call may run on
+// a descriptor number reused since.
 func TestClosedProvider(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.txt"), "a", 0o644)
@@ -322,15 +323,12 @@ func TestClosedProvider(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ReadText(context.Background(), tg); fs.CodeOf(err) != fs.CodeIO {
-		t.Errorf("ReadText after Close = %v, want FS_IO_ERROR", err)
-	}
-	if _, err := f.Resolve(context.Background(), "a.txt", ""); fs.CodeOf(err) != fs.CodeIO {
-		t.Errorf("Resolve after Close = %v, want FS_IO_ERROR", err)
-	}
-	if _, err := f.WriteText(context.Background(), tg, "b", nil); fs.CodeOf(err) != fs.CodeIO {
-		t.Errorf("WriteText after Close = %v, want FS_IO_ERROR", err)
-	}
+	_, err = f.ReadText(context.Background(), tg)
+	wantClosed(t, err, "read", tg.Path)
+	_, err = f.Resolve(context.Background(), "a.txt", "")
+	wantClosed(t, err, "resolve", "a.txt")
+	_, err = f.WriteText(context.Background(), tg, "b", nil)
+	wantClosed(t, err, "write", tg.Path)
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a" {
 		t.Errorf("a.txt = %q after a write on a closed provider", got)
 	}

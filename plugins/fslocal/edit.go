@@ -22,7 +22,11 @@ const eolSample = 4096
 // dominant line-ending style. A file above maxHeldText, or a replace_all
 // whose result would be, streams through the edit (see streamEdit): the
 // outcome is then Omitted, without Before and After.
-func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (*fs.EditOutcome, error) {
+func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (_ *fs.EditOutcome, err error) {
+	if err := f.calls.enter("edit", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("edit", t.Path, &err)
 	return f.editText(ctx, t, edit, intent, defaultEdit)
 }
 

@@ -36,6 +36,7 @@ type FS struct {
 	workspace *root   // the root at cwd, named in refusals
 	readOnly  []*root // the read-only roots, which no write may stage in
 	locks     keyedMutex
+	calls     callGate // the calls being served, which Close waits for
 }
 
 var (
@@ -97,8 +98,13 @@ func Open(cfg Config) (*FS, error) {
 	return f, nil
 }
 
-// Close releases the roots' handles; the provider must not be used after.
+// Close refuses the calls to come, waits for the calls the provider is
+// serving (at most closeWait), then releases the roots' handles. A call that
+// arrives once Close began fails with [ErrClosed] and changes nothing; so
+// does one still running when the wait ends, unless its change had landed,
+// which it then reports.
 func (f *FS) Close() error {
+	f.calls.close(closeWait)
 	var errs []error
 	for _, r := range f.roots {
 		errs = append(errs, r.close())
@@ -113,7 +119,11 @@ func (f *FS) Cwd() string { return f.cwd }
 // cwd (or the provider's cwd when cwd is ""). The file need not exist. A
 // confined provider refuses a path outside its roots, or led out of its
 // root by a symlink (FS_SANDBOX_DENIED).
-func (f *FS) Resolve(ctx context.Context, path, cwd string) (fs.Target, error) {
+func (f *FS) Resolve(ctx context.Context, path, cwd string) (_ fs.Target, err error) {
+	if err := f.calls.enter("resolve", path); err != nil {
+		return fs.Target{}, err
+	}
+	defer f.calls.done("resolve", path, &err)
 	if err := ctx.Err(); err != nil {
 		return fs.Target{}, fs.Aborted("resolve", err)
 	}
@@ -230,12 +240,16 @@ func (f *FS) stat(t fs.Target, st *confine.Stat) error {
 
 // Stat follows symlinks; it returns (nil, nil) when the target is absent or
 // an ancestor is not a directory.
-func (f *FS) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
+func (f *FS) Stat(ctx context.Context, t fs.Target) (_ *fs.Info, err error) {
+	if err := f.calls.enter("stat", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("stat", t.Path, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("stat", err)
 	}
 	var st confine.Stat
-	err := f.stat(t, &st)
+	err = f.stat(t, &st)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fs.Aborted("stat", cerr)
 	}
@@ -250,7 +264,11 @@ func (f *FS) Stat(ctx context.Context, t fs.Target) (*fs.Info, error) {
 
 // Lstat reports path itself, not what a final symlink points to; nil when
 // absent. The returned Target is what Resolve returns for path.
-func (f *FS) Lstat(ctx context.Context, path, cwd string) (*fs.PathInfo, error) {
+func (f *FS) Lstat(ctx context.Context, path, cwd string) (_ *fs.PathInfo, err error) {
+	if err := f.calls.enter("lstat", path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("lstat", path, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("lstat", err)
 	}

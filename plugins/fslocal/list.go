@@ -22,9 +22,13 @@ import (
 // "other", with nothing of its target reported. File contents are never
 // read. Staging directories (of writes in progress, or left by a crash)
 // are not children.
-func (f *FS) ListDir(ctx context.Context, t fs.Target) ([]fs.DirEntry, error) {
+func (f *FS) ListDir(ctx context.Context, t fs.Target) (_ []fs.DirEntry, err error) {
+	if err := f.calls.enter("list", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("list", t.Path, &err)
 	var entries []fs.DirEntry
-	err := f.children(ctx, t, nil, func(e *fs.DirEntry) error {
+	err = f.children(ctx, t, nil, func(e *fs.DirEntry) error {
 		entries = append(entries, *e)
 		return nil
 	})
@@ -40,10 +44,14 @@ var _ fs.NameLister = (*FS)(nil)
 // Linux), so a change made in the same step as the one before it would not
 // change the version, and a listing of a directory that changed in the
 // last step could miss it.
-func (f *FS) ListNames(ctx context.Context, t fs.Target, fn func(name string, typ fs.Type) error) (fs.Version, error) {
+func (f *FS) ListNames(ctx context.Context, t fs.Target, fn func(name string, typ fs.Type) error) (_ fs.Version, err error) {
+	if err := f.calls.enter("list", t.Path); err != nil {
+		return "", err
+	}
+	defer f.calls.done("list", t.Path, &err)
 	start := time.Now()
 	var stats [2]confine.Stat
-	err := f.children(ctx, t, &stats, func(e *fs.DirEntry) error { return fn(e.Name, e.Type) })
+	err = f.children(ctx, t, &stats, func(e *fs.DirEntry) error { return fn(e.Name, e.Type) })
 	if err != nil {
 		return "", err
 	}

@@ -29,7 +29,11 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // ReadText returns the whole text: a NUL in the first 8192 bytes is a binary
 // file, anything but strict UTF-8 is invalid, a leading BOM is hidden and
 // nothing else changes.
-func (f *FS) ReadText(ctx context.Context, t fs.Target) (string, error) {
+func (f *FS) ReadText(ctx context.Context, t fs.Target) (_ string, err error) {
+	if err := f.calls.enter("read", t.Path); err != nil {
+		return "", err
+	}
+	defer f.calls.done("read", t.Path, &err)
 	if err := ctx.Err(); err != nil {
 		return "", fs.Aborted("read", err)
 	}
@@ -57,7 +61,11 @@ func (f *FS) ReadText(ctx context.Context, t fs.Target) (string, error) {
 // from Read as *fs.Error, before any text of the failing chunk, so a
 // consumer that stops at the first error never takes a partial window of an
 // invalid file for success.
-func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error) {
+func (f *FS) StreamText(ctx context.Context, t fs.Target) (_ io.ReadCloser, err error) {
+	if err := f.calls.enter("read", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("read", t.Path, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}
@@ -73,7 +81,11 @@ func (f *FS) StreamText(ctx context.Context, t fs.Target) (io.ReadCloser, error)
 // missing or changed file is FS_STALE_VERSION. The bytes before offset are
 // not read again: v vouches for them, so binary detection covers only the
 // part of the first 8192 bytes at or after offset.
-func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offset int64) (io.ReadCloser, error) {
+func (f *FS) StreamTextFrom(ctx context.Context, t fs.Target, v fs.Version, offset int64) (_ io.ReadCloser, err error) {
+	if err := f.calls.enter("read", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("read", t.Path, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}

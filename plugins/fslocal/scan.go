@@ -47,7 +47,11 @@ var _ fs.LineScanner = (*FS)(nil)
 // is in view at a time. Mapped text is the file itself: a concurrent writer could
 // change it after its validation, but such a write changes the version,
 // which fails the scan at its end.
-func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) error {
+func (f *FS) ScanLines(ctx context.Context, t fs.Target, v fs.Version, visit func(text []byte, newlines int) error) (err error) {
+	if err := f.calls.enter("read", t.Path); err != nil {
+		return err
+	}
+	defer f.calls.done("read", t.Path, &err)
 	return f.scanLines(ctx, t, v, &scanMethods, visit)
 }
 

@@ -65,7 +65,11 @@ func Sweep(ctx context.Context, dir string) error {
 // sweeps its cwd. The plugin does it when it starts, and only logs a
 // failure: a sweep only tidies, and what it leaves is hidden from listings
 // and swept again by the first write there. The error joins every root's.
-func (f *FS) SweepRoots(ctx context.Context) error {
+func (f *FS) SweepRoots(ctx context.Context) (err error) {
+	if err := f.calls.enter("sweep", f.cwd); err != nil {
+		return err
+	}
+	defer f.calls.done("sweep", f.cwd, &err)
 	if f.roots == nil {
 		return Sweep(ctx, f.cwd)
 	}

@@ -27,7 +27,11 @@ var _ fs.Walker = (*FS)(nil)
 // per level of the current path and the names of that path's directories,
 // plus up to 2×GOMAXPROCS subdirectories listed ahead, in parallel, on
 // other goroutines (the visits stay in order on the caller's).
-func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) error {
+func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) (err error) {
+	if err := f.calls.enter("list", t.Path); err != nil {
+		return err
+	}
+	defer f.calls.done("list", t.Path, &err)
 	if err := ctx.Err(); err != nil {
 		return fs.Aborted("list", err)
 	}

@@ -36,7 +36,11 @@ var (
 // above maxHeldText it is not read and the outcome is Omitted.
 // The prior file is opened first and read while the disk writes the new
 // content.
-func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent *fs.WriteIntent) (*fs.WriteOutcome, error) {
+func (f *FS) WriteText(ctx context.Context, t fs.Target, content string, intent *fs.WriteIntent) (_ *fs.WriteOutcome, err error) {
+	if err := f.calls.enter("write", t.Path); err != nil {
+		return nil, err
+	}
+	defer f.calls.done("write", t.Path, &err)
 	if err := f.locks.lock(ctx, t.Key); err != nil {
 		return nil, fs.Aborted("write", err)
 	}
