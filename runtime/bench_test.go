@@ -149,3 +149,38 @@ func BenchmarkPluginCycleWithEffects(b *testing.B) {
 		}
 	}
 }
+
+type benchLimits struct {
+	Read  int `json:"read,omitempty"`
+	Write int `json:"write,omitempty"`
+}
+
+// BenchmarkResolveConfig merges two Intercept layers into a service's
+// config, as a service does on a call from an intercepted subtree.
+func BenchmarkResolveConfig(b *testing.B) {
+	root := New()
+	defer root.Close()
+	svc := NewService[int]("bench/resolve")
+	ctx := root.Intercept(svc.Name(), map[string]int{"read": 1}).Intercept(svc.Name(), map[string]int{"write": 2})
+	b.ReportAllocs()
+	for b.Loop() {
+		if c, err := ResolveConfig(ctx, svc.Name(), benchLimits{Read: 10, Write: 10}); err != nil || c.Write != 2 {
+			b.Fatal(c, err)
+		}
+	}
+}
+
+// BenchmarkResolveConfigNoLayer is the same call from a context with no
+// Intercept: what every call of such a service pays.
+func BenchmarkResolveConfigNoLayer(b *testing.B) {
+	root := New()
+	defer root.Close()
+	svc := NewService[int]("bench/resolve-none")
+	ctx := root.Isolate(svc.Name())
+	b.ReportAllocs()
+	for b.Loop() {
+		if c, err := ResolveConfig(ctx, svc.Name(), benchLimits{Read: 10}); err != nil || c.Read != 10 {
+			b.Fatal(c, err)
+		}
+	}
+}

@@ -174,17 +174,20 @@ func TestItem33_EmitDoesNotAllocate(t *testing.T) {
 	ws := root.Isolate(svc.Name())
 	_, _ = ev.On(ws, func(p benchPayload) error { sum += p.N; return nil })
 	scope := svc.Domain(ws)
+	named := root.Intercept(runtime.Log, runtime.LogConfig{Name: "item33"}).Intercept(svc.Name(), map[string]int{"n": 1})
 	w := runtime.NewWaterfall[int, int]("item33/w")
 	_, _ = w.On(root, func(v int, _ runtime.Next[int]) (int, error) { return v, nil })
 	cases := map[string]struct {
 		fn  func()
 		max float64
 	}{
-		"emit":             {func() { _ = ev.Emit(root, benchPayload{N: 1}) }, 0},
-		"emit unheard":     {func() { _ = runtime.NewEvent[int]("item33/none").Emit(root, 1) }, 0},
-		"emit to a domain": {func() { _ = ev.EmitTo(ws, scope, benchPayload{N: 1}) }, 0},
-		"service get":      {func() { _, _ = svc.Get(root) }, 0},
-		"waterfall first":  {func() { _, _ = w.Run(root, 1, nil) }, 1},
+		"emit":               {func() { _ = ev.Emit(root, benchPayload{N: 1}) }, 0},
+		"emit unheard":       {func() { _ = runtime.NewEvent[int]("item33/none").Emit(root, 1) }, 0},
+		"emit to a domain":   {func() { _ = ev.EmitTo(ws, scope, benchPayload{N: 1}) }, 0},
+		"service get":        {func() { _, _ = svc.Get(root) }, 0},
+		"intercepted logger": {func() { _ = named.Logger() }, 0},
+		"resolve, no layer":  {func() { _, _ = runtime.ResolveConfig(ws, svc.Name(), benchPayload{N: 1}) }, 0},
+		"waterfall first":    {func() { _, _ = w.Run(root, 1, nil) }, 1},
 	}
 	for name, c := range cases {
 		if n := testing.AllocsPerRun(200, c.fn); n > c.max {

@@ -36,8 +36,10 @@ type Context struct {
 	key    any
 	value  any
 	// isolating is the nearest context at or above this one made by
-	// Isolate, so that resolving a service skips the plain ones.
-	isolating *Context
+	// Isolate, so that resolving a service skips the plain ones;
+	// intercepting is the same for Intercept.
+	isolating    *Context
+	intercepting *Context
 }
 
 // Option configures New.
@@ -79,9 +81,6 @@ func (c *Context) Fiber() *Fiber { return c.fiber }
 // Root returns the root context.
 func (c *Context) Root() *Context { return c.rt.root }
 
-// Logger returns a logger that names the fiber ("plugin" attribute).
-func (c *Context) Logger() *slog.Logger { return c.fiber.logger() }
-
 // Extend returns a context sharing c's fiber that carries key=value (Cordis
 // ctx.extend); listeners registered on it are seen by filters with that value.
 // Like context.WithValue, it panics if key is nil or not comparable.
@@ -89,7 +88,8 @@ func (c *Context) Extend(key, value any) *Context {
 	if key == nil || !reflect.TypeOf(key).Comparable() {
 		panic("runtime: Extend key must be non-nil and comparable")
 	}
-	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value, isolating: c.isolating}
+	return &Context{rt: c.rt, fiber: c.fiber, parent: c, key: key, value: value,
+		isolating: c.isolating, intercepting: c.intercepting}
 }
 
 // Value returns the value Extend attached for key, or nil. Values are

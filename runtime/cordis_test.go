@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -599,4 +600,91 @@ func TestIsolatedEvent(t *testing.T) {
 	}), nil)
 	equal(t, "outer", outer.list(), nil)
 	equal(t, "inner", inner.list(), []string{"from foo"})
+}
+
+// fooService is Cordis's functional service: invoking it returns its config
+// with the caller's Intercept layers merged in, and extending it makes a
+// derived instance with more config.
+type fooService struct{ config map[string]int }
+
+var foo = runtime.NewService[*fooService]("foo")
+
+func (f *fooService) invoke(caller *runtime.Context) string {
+	cfg, err := runtime.ResolveConfig(caller, foo.Name(), f.config)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(cfg)
+}
+
+func (f *fooService) extend(more map[string]int) *fooService {
+	cfg := maps.Clone(f.config)
+	maps.Copy(cfg, more)
+	return &fooService{cfg}
+}
+
+// Cordis's "functional service": a call from an intercepted context sees the
+// layer, a call from the root does not, and an extension keeps both its own
+// config and the caller's layers.
+func TestInterceptFunctionalService(t *testing.T) {
+	root, _ := newRoot(t)
+	mustPlugin(t, root, runtime.Configured("Foo", func(ctx *runtime.Context, c map[string]int) error {
+		return foo.Provide(ctx, &fooService{c})
+	}), map[string]int{"a": 1})
+	f, ok := foo.Lookup(root)
+	if !ok {
+		t.Fatal("foo is not provided")
+	}
+	ctx1 := root.Intercept(foo.Name(), map[string]int{"b": 2})
+	foo1, ok := foo.Lookup(ctx1)
+	if !ok || foo1 != f {
+		t.Fatal("the intercepted context gets another service")
+	}
+	foo2, foo3 := f.extend(map[string]int{"c": 3}), foo1.extend(map[string]int{"d": 4})
+	cases := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"from the root", f.invoke(root), "map[a:1]"},
+		{"from the intercepted context", f.invoke(ctx1), "map[a:1 b:2]"},
+		{"an extension from the root", foo2.invoke(root), "map[a:1 c:3]"},
+		{"an extension from the intercepted context", foo3.invoke(ctx1), "map[a:1 b:2 d:4]"},
+		{"the first service after extending", foo1.invoke(ctx1), "map[a:1 b:2]"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, c.got, c.want)
+		}
+	}
+}
+
+// Cordis's "honours intercept name": an Intercept of the logger names what
+// is logged through that context, and through the plugins plugged under it;
+// the root and its other plugins keep their names.
+func TestInterceptLoggerName(t *testing.T) {
+	root, logs := newRoot(t)
+	intercepted := root.Intercept(runtime.Log, runtime.LogConfig{Name: "intercepted"})
+	intercepted.Logger().Info("hello")
+	under := mustPlugin(t, intercepted, runtime.Func("under", func(*runtime.Context) error { return nil }), nil)
+	under.Context().Logger().Info("from a plugin under it")
+	renamed := mustPlugin(t, intercepted.Intercept(runtime.Log, map[string]any{"name": "nearest"}),
+		runtime.Func("renamed", func(*runtime.Context) error { return nil }), nil)
+	renamed.Context().Logger().Info("from a plugin under two")
+	root.Logger().Info("from the root")
+	mustPlugin(t, root, runtime.Func("outside", func(ctx *runtime.Context) error {
+		ctx.Logger().Info("from outside")
+		return nil
+	}), nil)
+	var got []string
+	for _, r := range logs.Records() {
+		got = append(got, r.Attrs["plugin"]+": "+r.Message)
+	}
+	equal(t, "names", got, []string{
+		"intercepted: hello",
+		"intercepted: from a plugin under it",
+		"nearest: from a plugin under two",
+		"root: from the root",
+		"outside: from outside",
+	})
 }

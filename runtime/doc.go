@@ -81,7 +81,9 @@
 // name a domain of its own below a context, so that two providers of it (two
 // workspaces, two model backends) live under one root, each serving the
 // plugins plugged below its own context; contexts isolated with one label
-// share a domain.
+// share a domain. [Context.Intercept] adds a config layer for a service
+// that a subtree of plugins inherits; the service merges the caller's layers
+// into its own config with [ResolveConfig].
 //
 // # Events
 //

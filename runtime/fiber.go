@@ -654,7 +654,7 @@ func (c *Context) Plugin(p Plugin, config any) (*Fiber, error) {
 	if f.name == "" {
 		f.name = parent.name
 	}
-	f.ctx = &Context{rt: r, fiber: f, parent: c, isolating: c.isolating}
+	f.ctx = &Context{rt: r, fiber: f, parent: c, isolating: c.isolating, intercepting: c.intercepting}
 	f.inject = c.keysOf(s.inject)
 	// Everything is set before the fiber becomes reachable through its
 	// parent, whose teardown may dispose it from another goroutine.
