@@ -137,3 +137,24 @@ func TestCloseBounded(t *testing.T) {
 		t.Fatalf("staging left behind: %v", m)
 	}
 }
+
+// A walk's entry may be opened after the walk returned, while the provider
+// is open: after Close that open is refused as any call is.
+func TestWalkEntryOpenAfterClose(t *testing.T) {
+	f, tg, _, release := heldWrite(t)
+	release()
+	var file fs.WalkEntry
+	if err := f.Walk(context.Background(), mustResolve(t, f, filepath.Dir(tg.Key)), func(e fs.WalkEntry) error {
+		if e.Path() == "a.txt" {
+			file = e
+		}
+		return nil
+	}); err != nil || file == nil {
+		t.Fatalf("Walk: %v, a.txt entry %v", err, file)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := file.Open(context.Background())
+	wantClosed(t, err, "read", tg.Path)
+}

@@ -47,7 +47,7 @@ func (f *FS) Walk(ctx context.Context, t fs.Target, fn fs.WalkFunc) (err error) 
 		return osError("list", t.Path, err)
 	}
 	w := &treeWalk{ctx: ctx, root: r, name: name, display: t.Path, fn: fn,
-		ahead: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+		ahead: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), calls: &f.calls}
 	top := &treeEntry{w: w, typ: typeOf(&st), info: entryInfo(&st)}
 	if err := fn(top); err != nil || top.typ != fs.TypeDirectory {
 		return skipped(err)
@@ -86,6 +86,7 @@ type treeWalk struct {
 	display string
 	fn      fs.WalkFunc
 	ahead   chan struct{} // a slot per directory listed ahead of the walk
+	calls   *callGate     // the provider's: an entry's Open is a call of its own
 }
 
 // dirent is a directory's entry as listed: its name as stored, typed
@@ -321,10 +322,15 @@ func entryInfo(st *confine.Stat) fs.EntryInfo {
 // Open opens the entry, a regular file, for reading its bytes as stored.
 // It resolves the entry's real name again from the root, refusing every
 // symlink on the way, so it works from any goroutine for as long as the
-// provider is open; an entry that is no longer a regular file (a FIFO, or
+// provider is open (then it fails with ErrClosed, as a call of the
+// provider would); an entry that is no longer a regular file (a FIFO, or
 // swapped for a symlink) is refused without blocking.
-func (e *treeEntry) Open(ctx context.Context) (io.ReadCloser, error) {
+func (e *treeEntry) Open(ctx context.Context) (_ io.ReadCloser, err error) {
 	display := e.w.displayOf(e.path)
+	if err := e.w.calls.enter("read", display); err != nil {
+		return nil, err
+	}
+	defer e.w.calls.done("read", display, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("read", err)
 	}
