@@ -173,3 +173,88 @@ func ExampleFiber_WaitActive() {
 	// [tool]
 	// runtime: plugin "reader" is still PENDING, waiting for service "tool": context deadline exceeded
 }
+
+// Limits is a service whose callers may lower its cap for a subtree.
+var Limits = runtime.NewService[*Limiter]("limits")
+
+// Limiter reads the caller's Intercept layers on every call.
+type Limiter struct{ Defaults LimitConfig }
+
+// LimitConfig is the limiter's config; omitempty lets a layer set one field.
+type LimitConfig struct {
+	ReadLimit int `json:"readLimit,omitempty"`
+}
+
+func (l *Limiter) Cap(caller *runtime.Context) int {
+	cfg, err := runtime.ResolveConfig(caller, Limits.Name(), l.Defaults)
+	if err != nil {
+		return l.Defaults.ReadLimit
+	}
+	return cfg.ReadLimit
+}
+
+func ExampleContext_Intercept() {
+	root := runtime.New()
+	defer root.Close()
+	if err := Limits.Provide(root, &Limiter{LimitConfig{ReadLimit: 2000}}); err != nil {
+		panic(err)
+	}
+
+	report := runtime.Func("report", func(ctx *runtime.Context) error {
+		l, err := Limits.Get(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Println(ctx.Fiber().Name(), "may read", l.Cap(ctx), "lines")
+		return nil
+	})
+	small := root.Intercept(Limits.Name(), LimitConfig{ReadLimit: 200})
+	for _, ctx := range []*runtime.Context{root, small} {
+		if _, err := ctx.Plugin(report, nil); err != nil {
+			panic(err)
+		}
+	}
+
+	// Output:
+	// report may read 2000 lines
+	// report may read 200 lines
+}
+
+func ExampleContext_DisposePlugin() {
+	root := runtime.New()
+	defer root.Close()
+
+	v1 := runtime.Configured("greeter", func(ctx *runtime.Context, c map[string]string) error {
+		fmt.Println("v1 says", c["greeting"])
+		return nil
+	})
+	for _, ctx := range []*runtime.Context{root, root.Isolate(Workspace.Name())} {
+		if _, err := ctx.Plugin(v1, map[string]string{"greeting": "hello"}); err != nil {
+			panic(err)
+		}
+	}
+
+	// Reload: dispose every fiber of v1 and plug v2 where each was, with
+	// its config.
+	v2 := runtime.Configured("greeter", func(ctx *runtime.Context, c map[string]string) error {
+		fmt.Println("v2 says", c["greeting"])
+		return nil
+	})
+	old := root.Fibers(v1)
+	if err := root.DisposePlugin(v1); err != nil {
+		panic(err)
+	}
+	for _, f := range old {
+		if _, err := f.Parent().Plugin(v2, f.Config()); err != nil {
+			panic(err)
+		}
+	}
+	fmt.Println(len(root.Plugins()), "plugin,", len(root.Fibers(v2)), "fibers")
+
+	// Output:
+	// v1 says hello
+	// v1 says hello
+	// v2 says hello
+	// v2 says hello
+	// 1 plugin, 2 fibers
+}
