@@ -86,8 +86,8 @@ func (m *Model) post(ctx context.Context, body chatRequest) (*http.Response, err
 }
 
 // retryDelay says whether the failed attempt (res nil for a connection
-// error) may be retried, and after how long: the server's Retry-After when
-// it sent one no longer than the cap, else an exponential backoff from half
+// error) may be retried, and after how long: the wait the server asked for
+// when it is no longer than the cap, else an exponential backoff from half
 // a second, capped, less up to a quarter of jitter.
 func (m *Model) retryDelay(res *http.Response, attempt int) (time.Duration, bool) {
 	if res != nil {
@@ -96,7 +96,7 @@ func (m *Model) retryDelay(res *http.Response, attempt int) (time.Duration, bool
 		default:
 			return 0, false
 		}
-		if d, ok := retryAfter(res.Header.Get("Retry-After")); ok {
+		if d, ok := retryAfter(res.Header); ok {
 			return d, d <= cmp.Or(m.cfg.MaxRetryDelay, defaultMaxRetryAfter)
 		}
 	}
@@ -111,25 +111,34 @@ func (m *Model) retryDelay(res *http.Response, attempt int) (time.Duration, bool
 	return delay, true
 }
 
-// retryAfter parses a Retry-After value: seconds, or an HTTP date.
-func retryAfter(v string) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
+// retryAfter reads the wait the server asks for: Retry-After-Ms in
+// milliseconds, else Retry-After in seconds or as an HTTP date.
+func retryAfter(h http.Header) (time.Duration, bool) {
+	if d, ok := parseWait(h.Get("Retry-After-Ms"), time.Millisecond); ok {
+		return d, true
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || math.IsNaN(s) {
-			return 0, false
-		}
-		if s > float64(1<<62)/float64(time.Second) {
-			return 1 << 62, true
-		}
-		return time.Duration(s * float64(time.Second)), true
+	v := h.Get("Retry-After")
+	if d, ok := parseWait(v, time.Second); ok {
+		return d, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
 		return 0, false
 	}
 	return max(0, time.Until(t)), true
+}
+
+// parseWait reads a non-negative number of units; a wait too long for a
+// Duration saturates.
+func parseWait(v string, unit time.Duration) (time.Duration, bool) {
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n < 0 || math.IsNaN(n) {
+		return 0, false
+	}
+	if n >= float64(math.MaxInt64)/float64(unit) {
+		return math.MaxInt64, true
+	}
+	return time.Duration(n * float64(unit)), true
 }
 
 // readStatusError reads and closes a failed response.

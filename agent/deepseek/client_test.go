@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,24 +21,33 @@ import (
 
 func TestRetryAfter(t *testing.T) {
 	tests := []struct {
-		in   string
-		want time.Duration
-		ok   bool
+		ms, s string
+		want  time.Duration
+		ok    bool
 	}{
-		{"", 0, false},
-		{"0", 0, true},
-		{"2", 2 * time.Second, true},
-		{"0.25", 250 * time.Millisecond, true},
-		{"-1", 0, false},
-		{"NaN", 0, false},
-		{"soon", 0, false},
-		{"1e300", 1 << 62, true},
-		{"Mon, 02 Jan 2006 15:04:05 GMT", 0, true}, // in the past: at once
+		{"", "", 0, false},
+		{"", "0", 0, true},
+		{"", "2", 2 * time.Second, true},
+		{"", "0.25", 250 * time.Millisecond, true},
+		{"", "-1", 0, false},
+		{"", "NaN", 0, false},
+		{"", "soon", 0, false},
+		{"", "1e300", math.MaxInt64, true},
+		{"", "Mon, 02 Jan 2006 15:04:05 GMT", 0, true}, // in the past: at once
+		{"1500", "9", 1500 * time.Millisecond, true},   // milliseconds first
+		{"x", "3", 3 * time.Second, true},
 	}
 	for _, tt := range tests {
-		got, ok := retryAfter(tt.in)
+		h := http.Header{}
+		if tt.ms != "" {
+			h.Set("Retry-After-Ms", tt.ms)
+		}
+		if tt.s != "" {
+			h.Set("Retry-After", tt.s)
+		}
+		got, ok := retryAfter(h)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("retryAfter(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("Retry-After-Ms %q, Retry-After %q: %v, %v; want %v, %v", tt.ms, tt.s, got, ok, tt.want, tt.ok)
 		}
 	}
 }
