@@ -18,17 +18,17 @@ type readArgs struct {
 
 // config is a plugin-config-like struct: closed, with bounds and defaults.
 type config struct {
-	ReadLimit  int      `json:"readLimit,omitempty" jsonschema:"minimum=1,default=2000"`
-	Mode       string   `json:"mode,omitempty" jsonschema:"enum=fast,enum=safe,default=safe"`
-	Name       string   `json:"name,omitempty" jsonschema:"minLength=1,maxLength=8,pattern=^[a-z]+$"`
-	Ratio      float64  `json:"ratio,omitempty" jsonschema:"minimum=0,maximum=1"`
-	Step       float64  `json:"step,omitempty" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=10,multipleOf=0.5"`
-	Tags       []string `json:"tags,omitempty" jsonschema:"minItems=1,maxItems=2,uniqueItems=true"`
-	Strict     bool     `json:"strict,omitempty" jsonschema:"default=true"`
-	Nested     nested   `json:"nested,omitempty"`
-	Note       string   `json:"note,omitempty" jsonschema:"description=Shown <as is> & unescaped"`
-	Contact    string   `json:"contact,omitempty" jsonschema:"format=email"`
-	Required   string   `json:"required"`
+	ReadLimit int      `json:"readLimit,omitempty" jsonschema:"minimum=1,default=2000"`
+	Mode      string   `json:"mode,omitempty" jsonschema:"enum=fast,enum=safe,default=safe"`
+	Name      string   `json:"name,omitempty" jsonschema:"minLength=1,maxLength=8,pattern=^[a-z]+$"`
+	Ratio     float64  `json:"ratio,omitempty" jsonschema:"minimum=0,maximum=1"`
+	Step      float64  `json:"step,omitempty" jsonschema:"exclusiveMinimum=0,exclusiveMaximum=10,multipleOf=0.5"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"minItems=1,maxItems=2,uniqueItems=true"`
+	Strict    bool     `json:"strict,omitempty" jsonschema:"default=true"`
+	Nested    nested   `json:"nested,omitempty"`
+	Note      string   `json:"note,omitempty" jsonschema:"description=Shown <as is> & unescaped"`
+	Contact   string   `json:"contact,omitempty" jsonschema:"format=email"`
+	Required  string   `json:"required"`
 	//lint:ignore U1000 present so that the schema is seen to leave it out
 	unexported int
 }
