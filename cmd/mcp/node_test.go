@@ -38,26 +38,15 @@ console.log(JSON.stringify({
 await client.close();
 `
 
-// nodeScript installs the official npm client into a temporary directory
-// and writes source there as a module; it returns node and the script. It
-// skips the test under -short, without node and npm, or when the registry
-// cannot be reached.
+// nodeScript writes source as a module beside the official npm client,
+// installed once per machine (mcptest.NPM, which skips the test without
+// node, npm or the registry); it returns node and the script.
 func nodeScript(t *testing.T, source string) (node, script string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("installs an npm package")
-	}
-	node, errNode := exec.LookPath("node")
-	npm, errNPM := exec.LookPath("npm")
-	if errNode != nil || errNPM != nil {
-		t.Skip("node and npm are needed")
-	}
+	node, prefix := mcptest.NPM(t, nodeSDK)
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	install := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", dir, nodeSDK)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("npm install %s failed (no registry?): %v\n%s", nodeSDK, err, out)
+	if err := os.Symlink(filepath.Join(prefix, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
 	}
 	script = filepath.Join(dir, "client.mjs")
 	if err := os.WriteFile(script, []byte(source), 0o644); err != nil {

@@ -3,15 +3,14 @@ package protect_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis/examples/protect"
+	"github.com/gordis-run/gordis/internal/mcptest"
 	"github.com/gordis-run/gordis/plugins/mcpclient"
 )
 
@@ -163,20 +162,7 @@ const sfsPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
 // TestServerFilesystem is TestImportedTools against the real
 // server-filesystem, run with node: the hole issue 16 reported, closed.
 func TestServerFilesystem(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs an npm package")
-	}
-	node, errNode := exec.LookPath("node")
-	npm, errNPM := exec.LookPath("npm")
-	if errNode != nil || errNPM != nil {
-		t.Skip("SKIPPED: node and npm are needed to run " + sfsPackage + "; TestImportedTools covers the rule with a Go server")
-	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", dir, sfsPackage).CombinedOutput(); err != nil {
-		t.Skipf("SKIPPED: npm install %s failed (no registry?): %v\n%s", sfsPackage, err, out)
-	}
+	node, dir := mcptest.NPM(t, sfsPackage)
 	script := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
 
 	sfs := func(t *testing.T, paths map[string][]string) (*stack, error) {
