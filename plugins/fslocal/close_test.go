@@ -81,7 +81,7 @@ func TestCloseWaitsForCalls(t *testing.T) {
 	_, err := f.EditText(context.Background(), tg, fs.EditRequest{Old: "old", New: "edited"}, nil)
 	wantClosed(t, err, "edit", tg.Path)
 	_, err = f.Resolve(context.Background(), "b.txt", "")
-	wantClosed(t, err, "resolve", "b.txt")
+	wantClosed(t, err, "resolve", filepath.Join(filepath.Dir(tg.Key), "b.txt"))
 	select {
 	case err := <-closed:
 		t.Fatalf("Close returned (%v) while a write was in flight", err)
@@ -157,4 +157,17 @@ func TestWalkEntryOpenAfterClose(t *testing.T) {
 	}
 	_, err := file.Open(context.Background())
 	wantClosed(t, err, "read", tg.Path)
+}
+
+// BenchmarkCallGate is what every call pays to be waited for by Close: an
+// admission and its end, from all CPUs at once.
+func BenchmarkCallGate(b *testing.B) {
+	var g callGate
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			err := g.enter("read", "a.txt")
+			g.done("read", "a.txt", &err)
+		}
+	})
 }

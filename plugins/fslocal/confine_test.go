@@ -326,7 +326,7 @@ func TestClosedProvider(t *testing.T) {
 	_, err = f.ReadText(context.Background(), tg)
 	wantClosed(t, err, "read", tg.Path)
 	_, err = f.Resolve(context.Background(), "a.txt", "")
-	wantClosed(t, err, "resolve", "a.txt")
+	wantClosed(t, err, "resolve", tg.Path)
 	_, err = f.WriteText(context.Background(), tg, "b", nil)
 	wantClosed(t, err, "write", tg.Path)
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a" {

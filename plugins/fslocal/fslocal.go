@@ -120,14 +120,15 @@ func (f *FS) Cwd() string { return f.cwd }
 // confined provider refuses a path outside its roots, or led out of its
 // root by a symlink (FS_SANDBOX_DENIED).
 func (f *FS) Resolve(ctx context.Context, path, cwd string) (_ fs.Target, err error) {
-	if err := f.calls.enter("resolve", path); err != nil {
+	display := f.displayPath(path, cwd)
+	if err := f.calls.enter("resolve", display); err != nil {
 		return fs.Target{}, err
 	}
-	defer f.calls.done("resolve", path, &err)
+	defer f.calls.done("resolve", display, &err)
 	if err := ctx.Err(); err != nil {
 		return fs.Target{}, fs.Aborted("resolve", err)
 	}
-	t, _, err := f.resolve(ctx, "resolve", path, cwd)
+	t, _, err := f.resolve(ctx, "resolve", path, display)
 	if err != nil {
 		return fs.Target{}, err
 	}
@@ -137,13 +138,13 @@ func (f *FS) Resolve(ctx context.Context, path, cwd string) (_ fs.Target, err er
 	return t, nil
 }
 
-// resolve is Resolve for the operation verb, which names it in errors; it
-// also returns the root the path resolved in and the path's name below it.
-func (f *FS) resolve(ctx context.Context, verb, path, cwd string) (fs.Target, placement, error) {
+// resolve is Resolve for the operation verb, which names it in errors, of
+// path, whose display path is display (see displayPath); it also returns
+// the root the path resolved in and the path's name below it.
+func (f *FS) resolve(ctx context.Context, verb, path, display string) (fs.Target, placement, error) {
 	if fs.Blank(path) {
 		return fs.Target{}, placement{}, fs.Errorf(fs.CodeNotFound, "file_path must be a non-empty string")
 	}
-	display := f.displayPath(path, cwd)
 	if strings.IndexByte(display, 0) >= 0 {
 		return fs.Target{}, placement{}, &fs.Error{Code: fs.CodeIO, Err: syscall.EINVAL,
 			Message: `cannot ` + verb + ` "` + fs.Clip(strings.ReplaceAll(display, "\x00", `\x00`)) + `": path contains a NUL byte`}
@@ -265,14 +266,15 @@ func (f *FS) Stat(ctx context.Context, t fs.Target) (_ *fs.Info, err error) {
 // Lstat reports path itself, not what a final symlink points to; nil when
 // absent. The returned Target is what Resolve returns for path.
 func (f *FS) Lstat(ctx context.Context, path, cwd string) (_ *fs.PathInfo, err error) {
-	if err := f.calls.enter("lstat", path); err != nil {
+	display := f.displayPath(path, cwd)
+	if err := f.calls.enter("lstat", display); err != nil {
 		return nil, err
 	}
-	defer f.calls.done("lstat", path, &err)
+	defer f.calls.done("lstat", display, &err)
 	if err := ctx.Err(); err != nil {
 		return nil, fs.Aborted("lstat", err)
 	}
-	t, at, err := f.resolve(ctx, "lstat", path, cwd)
+	t, at, err := f.resolve(ctx, "lstat", path, display)
 	if err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil // an ancestor is a file: absent, as for Stat

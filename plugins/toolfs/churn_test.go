@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/fspolicy"
 	"github.com/gordis-run/gordis/plugins/toolfs"
@@ -190,5 +191,35 @@ func TestChurn(t *testing.T) {
 	}
 	if restarts.Load() < 10 || tally.ok < 100 {
 		t.Errorf("too little churn to judge: %d restarts, %d successes", restarts.Load(), tally.ok)
+	}
+}
+
+// A provider that is closed (or closing) refuses the call before it does
+// anything, and the registry says the tool is away for a moment.
+func TestClosedProviderUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	local, err := fslocal.Open(fslocal.Config{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := local.Close(); err != nil {
+		t.Fatal(err)
+	}
+	root := runtimetest.New(t)
+	if err := fs.Service.Provide(root, local); err != nil {
+		t.Fatal(err)
+	}
+	runtimetest.Plug(t, root, registry.Plugin, nil)
+	runtimetest.Plug(t, root, toolfs.Plugin, nil)
+	tools, _ := registry.Tools.Lookup(root)
+	for tool, args := range map[string]string{
+		"read":  `{"file_path":"a.txt"}`,
+		"write": `{"file_path":"a.txt","content":"x"}`,
+	} {
+		r := tools.Execute(context.Background(), &registry.Call{ID: "1", Tool: tool, Args: json.RawMessage(args)})
+		wantError(t, r, "Error: the "+tool+` tool is unavailable while its plugin stops or restarts (cannot resolve "`+filepath.Join(dir, "a.txt")+`": the filesystem provider is closed); retry the call`, registry.CodeUnavailable)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a.txt after a refused write: %v", err)
 	}
 }
