@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"cmp"
 	"errors"
+	"maps"
 	"slices"
 	"sync"
 )
@@ -12,15 +14,16 @@ import (
 // plugin wherever it was plugged.
 type plugins struct {
 	mu    sync.Mutex       // held for map and slice updates only, never while plugin code runs
-	order []*applied       // by first application
+	seq   uint64           // counts first applications
 	index map[any]*applied // by pluginKey
 }
 
 // applied is one plugin in the registry with its live fibers, oldest first.
 type applied struct {
-	key    any
+	seq    uint64 // orders Plugins by first application
 	plugin Plugin // the value first applied
 	fibers []*Fiber
+	one    [1]*Fiber // the first backing array: most plugins are applied once
 }
 
 // enroll adds f under p, unless f is already being disposed (a parent's
@@ -40,9 +43,10 @@ func (r *rt) enroll(p Plugin, f *Fiber) {
 		if reg.index == nil {
 			reg.index = make(map[any]*applied)
 		}
-		a = &applied{key: f.key, plugin: p}
+		reg.seq++
+		a = &applied{seq: reg.seq, plugin: p}
+		a.fibers = a.one[:0]
 		reg.index[f.key] = a
-		reg.order = append(reg.order, a)
 	}
 	a.fibers = append(a.fibers, f)
 }
@@ -61,7 +65,6 @@ func (r *rt) withdraw(f *Fiber) {
 	}
 	if len(a.fibers) == 0 {
 		delete(reg.index, f.key)
-		reg.order = slices.DeleteFunc(reg.order, func(x *applied) bool { return x == a })
 	}
 }
 
@@ -76,8 +79,9 @@ func (c *Context) Plugins() []Plugin {
 	reg := &c.rt.plugins
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
-	out := make([]Plugin, len(reg.order))
-	for i, a := range reg.order {
+	entries := slices.SortedFunc(maps.Values(reg.index), func(a, b *applied) int { return cmp.Compare(a.seq, b.seq) })
+	out := make([]Plugin, len(entries))
+	for i, a := range entries {
 		out[i] = a.plugin
 	}
 	return out
