@@ -508,8 +508,12 @@ func TestRegistryDeleteEverywhere(t *testing.T) {
 	before := snapshot()
 	f := mustPlugin(t, root, svc, nil)
 	after := snapshot()
-	if deps := root.Plugins(); deps[len(deps)-1] == svc || root.Fibers(deps[len(deps)-1])[0].State() != runtime.Active {
-		t.Fatalf("the dependent is not ACTIVE: %v", root.Fibers(deps[len(deps)-1]))
+	for _, p := range root.Plugins() {
+		for _, f := range root.Fibers(p) {
+			if f.State() != runtime.Active {
+				t.Fatalf("%s is %v", f.Name(), f.State())
+			}
+		}
 	}
 	if err := root.DisposePlugin(svc); err != nil {
 		t.Fatal(err)
