@@ -34,7 +34,9 @@ type Root struct {
 
 // Plugin provides Open(Config) as the "fs" service (fs.Service): confined
 // to the workspace and Roots unless Unconfined. Disposing the plugin
-// releases the roots' handles. It sweeps the roots when it starts (see
+// (also to restart it) closes the provider: the calls in flight finish
+// first, at most closeWait, and later ones fail with [ErrClosed] (see
+// [FS.Close]). It sweeps the roots when it starts (see
 // [FS.SweepRoots]); a failed sweep is logged, and the plugin starts.
 var Plugin = runtime.Configured("fslocal", func(ctx *runtime.Context, cfg Config) error {
 	f, err := Open(cfg)
