@@ -61,8 +61,10 @@ func (g *callGate) enter(verb, path string) error {
 
 // done ends a call that enter admitted. A call that failed because the
 // roots' handles were closed under it (Close stopped waiting) failed before
-// it changed anything: every step after a write's rename works through
-// handles of its own. *err is then the refusal enter would have given.
+// it changed anything: after a write's rename nothing fails for that (the
+// directory fsync uses the staging's own handle, and a failed stat for the
+// new version gives the "missing:" version). *err is then the refusal
+// enter would have given.
 func (g *callGate) done(verb, path string, err *error) {
 	if *err != nil && g.state.Load()&closing != 0 && (errors.Is(*err, os.ErrClosed) || errors.Is(*err, syscall.EBADF)) {
 		*err = &closedError{verb, path}
@@ -79,8 +81,8 @@ func (g *callGate) leave() {
 func (g *callGate) empty() { g.emptied.Do(func() { close(g.idle) }) }
 
 // close refuses the calls to come and waits, at most wait, until the calls
-// being served have left; it reports whether they did.
-func (g *callGate) close(wait time.Duration) bool {
+// being served have left; it returns how many had not.
+func (g *callGate) close(wait time.Duration) int64 {
 	g.closed.Do(func() {
 		g.idle = make(chan struct{})
 		if g.state.Or(closing) == 0 {
@@ -91,8 +93,8 @@ func (g *callGate) close(wait time.Duration) bool {
 	defer timer.Stop()
 	select {
 	case <-g.idle:
-		return true
+		return 0
 	case <-timer.C:
-		return false
+		return g.state.Load() &^ closing
 	}
 }

@@ -117,8 +117,8 @@ func TestCloseBounded(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	start := time.Now()
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+	if err := f.Close(); err == nil || err.Error() != "fslocal: closed with 2 calls still running after 50ms" {
+		t.Fatalf("Close = %v, want the 2 calls it did not wait for", err)
 	}
 	if d := time.Since(start); d < closeWait || d > closeWait+time.Second {
 		t.Fatalf("Close took %v with a call held, want about %v", d, closeWait)

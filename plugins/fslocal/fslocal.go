@@ -102,10 +102,13 @@ func Open(cfg Config) (*FS, error) {
 // serving (at most closeWait), then releases the roots' handles. A call that
 // arrives once Close began fails with [ErrClosed] and changes nothing; so
 // does one still running when the wait ends, unless its change had landed,
-// which it then reports.
+// which it then reports. Calls still running then are Close's error, for
+// the plugin's teardown to log.
 func (f *FS) Close() error {
-	f.calls.close(closeWait)
 	var errs []error
+	if n := f.calls.close(closeWait); n > 0 {
+		errs = append(errs, fmt.Errorf("fslocal: closed with %d calls still running after %v", n, closeWait))
+	}
 	for _, r := range f.roots {
 		errs = append(errs, r.close())
 	}
