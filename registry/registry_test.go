@@ -506,7 +506,8 @@ func TestExecuteResultListenerFailure(t *testing.T) {
 
 func TestExecuteNeverPanicsOnNil(t *testing.T) {
 	_, r := newRegistry(t, Config{})
-	res := r.Execute(nil, nil) //nolint:staticcheck // the contract: Execute never panics
+	//lint:ignore SA1012 the contract: Execute never panics, even on a nil context
+	res := r.Execute(nil, nil)
 	if !res.IsError || res.Error.Code != CodeUnknownTool {
 		t.Fatalf("%+v", res)
 	}
