@@ -31,9 +31,13 @@ func newToolset(rt *runtime.Context, cfg Config) *toolset {
 	}
 }
 
-// resolve turns a path into a target against the calling session's
-// workspace, with the provider the plugin currently injects.
+// resolve refuses a call that asks for sandbox escalation, then turns a
+// path into a target against the calling session's workspace, with the
+// provider the plugin currently injects.
 func (t *toolset) resolve(ctx context.Context, call *registry.Call, path string) (fs.FileSystem, fs.Target, error) {
+	if err := escalation(call.Args); err != nil {
+		return nil, fs.Target{}, err
+	}
 	fsys, err := fs.Service.Get(t.rt)
 	if err != nil {
 		return nil, fs.Target{}, err
