@@ -34,7 +34,7 @@ const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DI
            [--log-format text|json] [--log-level debug|info|warn|error]
            [--http ADDR [--token-file FILE | --no-auth] [--tls-cert FILE --tls-key FILE]
                         [--session-timeout D] [--max-sessions N] [--max-calls N] [--rate N]
-                        [--metrics ADDR]]
+                        [--metrics ADDR] [--drain-timeout D]]
 
 Serves the gordis filesystem tools (list, read, write, edit, glob, grep)
 over the Model Context Protocol, with the system prompt as the prompt
@@ -69,6 +69,12 @@ A message larger than --max-message (SIZE in bytes, or with a KiB, MiB or
 GiB suffix) is refused, with a JSON-RPC error on stdio and 413 over HTTP,
 and the server goes on serving.
 
+Over HTTP, SIGTERM or SIGINT drains the server: at once /readyz answers
+503, a new session is refused with 503 and a new request of an open session
+with 404 (on which clients start a new session, on another replica); the
+calls in flight are answered, for up to --drain-timeout, then the server
+exits. A second signal cuts the drain short.
+
 Exit status: 0 when the client disconnected or the server was interrupted;
 1 when the server could not start or failed; 2 on a usage error.
 
@@ -98,6 +104,7 @@ type options struct {
 	maxCalls       int
 	rate           float64
 	metrics        string
+	drainTimeout   time.Duration
 }
 
 // run is the whole command; stdin and stdout are the stdio transport.
@@ -122,6 +129,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl.IntVar(&o.maxSessions, "max-sessions", 1000, "with --http, refuse a new session beyond `N` open ones with 503 (0: no bound)")
 	fl.IntVar(&o.maxCalls, "max-calls", 16, "refuse a call beyond `N` in flight in its session (0: no bound)")
 	fl.Float64Var(&o.rate, "rate", 100, "refuse calls beyond `N` per second per bearer token (0: no bound)")
+	fl.DurationVar(&o.drainTimeout, "drain-timeout", 25*time.Second, "with --http, on SIGTERM wait up to `D` for the calls in flight (fits Kubernetes' 30 s grace)")
 	fl.StringVar(&o.metrics, "metrics", "", "with --http, serve Prometheus metrics at /metrics on `ADDR` (PORT, :PORT or HOST:PORT; no token)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -328,9 +336,28 @@ func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready f
 		return err
 	case <-ctx.Done():
 	}
-	// Open event streams never go idle: after a grace period, cut them.
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	return drain(o.drainTimeout, srv, server, logger)
+}
+
+// drain answers the calls in flight for up to timeout, or until a second
+// SIGTERM or SIGINT, then stops srv. Either way the exit is clean: a cut
+// call's file is whole, as a write or an edit replaces a file at once.
+func drain(timeout time.Duration, srv *http.Server, server *mcpserver.Server, logger *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	logger.Info("draining: new sessions refused, answering the calls in flight", "timeout", timeout)
+	start := time.Now()
+	if err := server.Drain(ctx); err != nil {
+		logger.Warn("drain cut short", "err", err)
+		return srv.Close()
+	}
+	logger.Info("drained", "duration", time.Since(start).Round(time.Millisecond))
+	// The event streams never end by themselves: a moment for the last
+	// answers to reach their clients, then cut them.
+	shutdown, cancelShutdown := context.WithTimeout(context.Background(), time.Second)
+	defer cancelShutdown()
 	if err := srv.Shutdown(shutdown); err != nil {
 		return srv.Close()
 	}

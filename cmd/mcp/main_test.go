@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -296,17 +295,8 @@ func TestHTTP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit: %v\n%s", err, log.String())
-		}
-	case <-ctx.Done():
-		t.Fatalf("still running after SIGINT:\n%s", log.String())
+	if err := waitExit(t, cmd, 20*time.Second); err != nil {
+		t.Fatalf("exit after SIGINT: %v\n%s", err, log.String())
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", stdout.String())

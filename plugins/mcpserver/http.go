@@ -47,8 +47,9 @@ type HTTPOptions struct {
 // HTTPHandler serves the streamable HTTP transport on Endpoint, each
 // session a policy session, behind cross-origin protection, the bearer
 // token and the session bound, and with the SDK's DNS-rebinding protection
-// on. GET /healthz (alive) and GET /readyz (ready) need no token, so that a
-// load balancer can probe them. Everything else is 404.
+// on. GET /healthz (alive) and GET /readyz (ready, and not draining: see
+// Drain) need no token, so that a load balancer can probe them. Everything
+// else is 404.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.MaxMessage <= 0 {
 		o.MaxMessage = DefaultMaxMessage
@@ -66,6 +67,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.MaxSessions > 0 {
 		h = s.admit(o.MaxSessions, h)
 	}
+	h = s.drainable(h)
 	if len(o.Tokens) > 0 {
 		h = s.countUnauthorized(auth.RequireBearerToken(s.verifier(o.Tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
 	}
@@ -75,6 +77,10 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	mux.Handle(Endpoint, h)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if s.drain.isDraining() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
 		if !o.Ready() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -272,7 +274,7 @@ func wantOverLimit(t *testing.T, cs *mcp.ClientSession, message string, other *m
 // refused with CodeOverLimit; another session is not affected.
 func TestCallsPerSession(t *testing.T) {
 	fx := newFixtureWith(t, mcpserver.Config{MaxCallsPerSession: 1})
-	calls, _ := fx.probe(t, true)
+	calls, _ := fx.probe(t, make(chan struct{}))
 	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
 	busy, other := mustDial(t, base, ""), mustDial(t, base, "")
 	go busy.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
@@ -374,5 +376,82 @@ func TestMetrics(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("metrics lack %q:\n%s", strings.TrimSpace(want), rec.Body.String())
 		}
+	}
+}
+
+// TestDrain: from the start of a drain /readyz answers 503, a new session
+// is refused with 503 and a new call of an open session with 404 (the
+// client's ErrSessionMissing); the call in flight is answered, then Drain
+// returns.
+func TestDrain(t *testing.T) {
+	fx := newFixture(t)
+	hold := make(chan struct{})
+	calls, _ := fx.probe(t, hold)
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
+	busy, idle := mustDial(t, base, ""), mustDial(t, base, "")
+	answered := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := busy.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
+		if err != nil {
+			t.Errorf("the call in flight: %v", err)
+		}
+		answered <- res
+	}()
+	await(t, calls, "the call to start")
+	drained := make(chan error, 1)
+	go func() { drained <- fx.server.Drain(t.Context()) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && string(body) == "draining\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz during the drain: %d %q, want 503 \"draining\\n\"", resp.StatusCode, body)
+		}
+	}
+	if code, body := post(t, base, nil, initialize); code != http.StatusServiceUnavailable || body != "the server is shutting down: open the session elsewhere\n" {
+		t.Errorf("a new session during the drain: %d %q, want 503", code, body)
+	}
+	if _, err := idle.CallTool(t.Context(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{}}); !errors.Is(err, mcp.ErrSessionMissing) {
+		t.Errorf("a new call during the drain: %v, want ErrSessionMissing", err)
+	}
+	select {
+	case err := <-drained:
+		t.Fatalf("Drain returned %v with a call in flight", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(hold)
+	if res := await(t, answered, "the call in flight to be answered"); res == nil || res.IsError || text(t, res) != "ok" {
+		t.Fatalf("the call in flight: %+v", res)
+	}
+	if err := await(t, drained, "Drain to return"); err != nil {
+		t.Fatalf("Drain: %v", err)
+	}
+	if _, err := busy.CallTool(t.Context(), &mcp.CallToolParams{Name: "list", Arguments: map[string]any{}}); !errors.Is(err, mcp.ErrSessionMissing) {
+		t.Errorf("a new call after the drain: %v, want ErrSessionMissing", err)
+	}
+}
+
+// TestDrainCut: a drain whose context ends first cancels the calls still in
+// flight and says so.
+func TestDrainCut(t *testing.T) {
+	fx := newFixture(t)
+	calls, ended := fx.probe(t, make(chan struct{}))
+	base := fx.serveHTTP(t, mcpserver.HTTPOptions{})
+	cs := mustDial(t, base, "")
+	go cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
+	await(t, calls, "the call to start")
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if err := fx.server.Drain(ctx); !errors.Is(err, mcpserver.ErrDrainCut) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Drain: %v, want ErrDrainCut and the deadline", err)
+	}
+	if err := await(t, ended, "the call's context to end"); !errors.Is(err, context.Canceled) {
+		t.Errorf("the call's context ended with %v, want context.Canceled", err)
 	}
 }

@@ -90,6 +90,11 @@ type Server struct {
 	rates    rates      // Config.CallsPerSecond
 	diverted diversions // large arguments on their way around the SDK
 	metrics  *metrics
+	drain    drain // the HTTP endpoints' requests in flight
+
+	// cut ends with a drain out of time, and with it every call's context.
+	cut    context.Context
+	cutAll context.CancelCauseFunc
 
 	publishing sync.Mutex // serializes sync and guards published
 	published  map[string]registry.Definition
@@ -125,6 +130,7 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 		diverted:  diversions{held: map[string]json.RawMessage{}},
 		metrics:   newMetrics(),
 	}
+	s.cut, s.cutAll = context.WithCancelCause(context.Background())
 	s.sdk.AddPrompt(&mcp.Prompt{
 		Name:        PromptName,
 		Description: "The system prompt of the gordis tools: how to use them well.",
@@ -256,6 +262,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			return nil, err
 		}
 		defer release()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.cut, cancel)()
 		s.metrics.inFlight.Add(1)
 		start := time.Now()
 		res := s.tools.Execute(ctx, &registry.Call{ID: id, Tool: name, Args: args, Session: session.agent})

@@ -385,9 +385,10 @@ func TestPrompt(t *testing.T) {
 	}
 }
 
-// probe registers a tool that hands its call to the test and, if block is
-// set, waits for its context to end.
-func (fx *fixture) probe(t *testing.T, block bool) (calls <-chan *registry.Call, ended <-chan error) {
+// probe registers a tool that hands its call to the test and, if hold is
+// not nil, waits for hold to close (then answers "ok") or for its context to
+// end.
+func (fx *fixture) probe(t *testing.T, hold <-chan struct{}) (calls <-chan *registry.Call, ended <-chan error) {
 	t.Helper()
 	callCh := make(chan *registry.Call, 10)
 	endCh := make(chan error, 10)
@@ -396,12 +397,16 @@ func (fx *fixture) probe(t *testing.T, block bool) (calls <-chan *registry.Call,
 			Name: "probe",
 			Execute: func(ctx context.Context, c *registry.Call) (any, error) {
 				callCh <- c
-				if block {
-					<-ctx.Done()
+				if hold == nil {
+					return "ok", nil
+				}
+				select {
+				case <-hold:
+					return "ok", nil
+				case <-ctx.Done():
 					endCh <- ctx.Err()
 					return nil, ctx.Err()
 				}
-				return "ok", nil
 			},
 		})
 	}), nil)
@@ -416,7 +421,7 @@ func (fx *fixture) probe(t *testing.T, block bool) (calls <-chan *registry.Call,
 
 func TestClientCancellationCancelsTheCall(t *testing.T) {
 	fx := newFixture(t)
-	calls, ended := fx.probe(t, true)
+	calls, ended := fx.probe(t, make(chan struct{}))
 	cs := fx.connect(t, nil, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -438,7 +443,7 @@ func TestClientCancellationCancelsTheCall(t *testing.T) {
 // with the configured cwd, which ends when the client closes.
 func TestSessionLifetime(t *testing.T) {
 	fx := newFixture(t)
-	calls, _ := fx.probe(t, false)
+	calls, _ := fx.probe(t, nil)
 	cs := fx.connect(t, nil, nil)
 	call(t, cs, "probe", map[string]any{})
 	first := await(t, calls, "the first call").Session
@@ -462,7 +467,7 @@ func TestSessionLifetime(t *testing.T) {
 // and its policy session.
 func TestDisposeClosesSessions(t *testing.T) {
 	fx := newFixture(t)
-	calls, _ := fx.probe(t, false)
+	calls, _ := fx.probe(t, nil)
 	cs := fx.connect(t, nil, nil)
 	call(t, cs, "probe", map[string]any{})
 	session := await(t, calls, "the call").Session
@@ -485,7 +490,7 @@ func TestDisposeClosesSessions(t *testing.T) {
 func TestStreamableHTTP(t *testing.T) {
 	fx := newFixture(t)
 	fx.file(t, "notes.md", "status: draft\n")
-	calls, _ := fx.probe(t, false)
+	calls, _ := fx.probe(t, nil)
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return fx.server.MCP() }, nil))
 	t.Cleanup(srv.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).
