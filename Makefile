@@ -3,6 +3,10 @@
 
 .PHONY: test quick fmt-check vet wire-check race cross bench bench-smoke bench-tools
 
+# go test -race needs every package compiled for the race detector; vet and
+# wire load packages with the same flag, so a cold run compiles the tree once
+# rather than once per mode.
+test: export GOFLAGS := $(strip $(shell go env GOFLAGS) -race)
 test: fmt-check vet wire-check race
 	@echo "== make test: all checks passed"
 
