@@ -102,16 +102,7 @@ func slowCall(t *testing.T, url, msg string) (answers <-chan answer, rest, cut f
 	}
 	setHeaders(req, map[string]string{"Mcp-Session-Id": cs.ID(), "Mcp-Protocol-Version": cs.InitializeResult().ProtocolVersion})
 	answered := make(chan answer, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			answered <- answer{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		got, err := io.ReadAll(resp.Body)
-		answered <- answer{resp.StatusCode, string(got), err}
-	}()
+	go func() { answered <- do(req) }()
 	cut = func() { send.CloseWithError(errors.New("the body was cut")) }
 	t.Cleanup(cut)
 	if _, err := io.WriteString(send, msg[:len(msg)/2]); err != nil {
@@ -135,13 +126,22 @@ func request(t *testing.T, method, url string, header map[string]string, body st
 		t.Fatal(err)
 	}
 	setHeaders(req, header)
+	a := do(req)
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	return a.code, a.body
+}
+
+// do sends req and reads the whole answer.
+func do(req *http.Request) answer {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return answer{err: err}
 	}
 	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(got)
+	body, err := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, string(body), err}
 }
 
 func setHeaders(req *http.Request, header map[string]string) {
