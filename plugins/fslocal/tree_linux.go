@@ -145,7 +145,7 @@ func (w *treeWalk) lstat(dir *treeDir, name string, st *confine.Stat) error {
 
 // openFile opens the regular file at name (the root's name for it) without
 // following any symlink (see confine.Root.OpenNoSymlinks).
-func (w *treeWalk) openFile(name string) (*os.File, error) {
+func (w *treeWalk) openFile(name string) (*sizedFile, error) {
 	file, err := w.root.dir.OpenNoSymlinks(name, confine.ReadFlags)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ func (w *treeWalk) lstat(dir *treeDir, name string, st *confine.Stat) error {
 
 // openFile opens the regular file at name when it is not a symlink; the
 // open itself may follow one swapped in meanwhile, inside the root.
-func (w *treeWalk) openFile(name string) (*os.File, error) {
+func (w *treeWalk) openFile(name string) (*sizedFile, error) {
 	var st confine.Stat
 	if err := w.root.lstat(name, &st); err != nil {
 		return nil, err
