@@ -70,15 +70,21 @@ func TestRootMethodsRefuseEscapes(t *testing.T) {
 	}
 	for _, name := range []string{"../out/secret.txt", "link/secret.txt"} {
 		for op, call := range map[string]func() error{
-			"Stat":           func() error { _, err := r.Stat(name); return err },
-			"Lstat":          func() error { _, err := r.Lstat(name); return err },
-			"OpenFile":       func() error { return opened(r.OpenFile(name, os.O_RDWR, 0)) },
-			"OpenNoSymlinks": func() error { return opened(r.OpenNoSymlinks(name, ReadFlags)) },
-			"Mkdir":          func() error { return r.Mkdir(name+".d", 0o755) },
-			"MkdirAll":       func() error { return r.MkdirAll(name+".d/e", 0o755) },
-			"Chmod":          func() error { return r.Chmod(name, 0o777) },
-			"Rename":         func() error { return r.Rename(name, "stolen") },
-			"RemoveAll":      func() error { return r.RemoveAll(name) },
+			"Stat":     func() error { _, err := r.Stat(name); return err },
+			"Lstat":    func() error { _, err := r.Lstat(name); return err },
+			"OpenFile": func() error { return opened(r.OpenFile(name, os.O_RDWR, 0)) },
+			"OpenNoSymlinks": func() error {
+				fd, err := r.OpenNoSymlinks(name, ReadFlags)
+				if err == nil {
+					syscall.Close(fd)
+				}
+				return err
+			},
+			"Mkdir":     func() error { return r.Mkdir(name+".d", 0o755) },
+			"MkdirAll":  func() error { return r.MkdirAll(name+".d/e", 0o755) },
+			"Chmod":     func() error { return r.Chmod(name, 0o777) },
+			"Rename":    func() error { return r.Rename(name, "stolen") },
+			"RemoveAll": func() error { return r.RemoveAll(name) },
 		} {
 			err := call()
 			// OpenNoSymlinks meets the link itself first: ELOOP, not an escape.

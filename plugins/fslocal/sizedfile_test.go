@@ -1,37 +1,40 @@
 package fslocal
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gordis-run/gordis/plugins/fs"
 )
 
-// TestSizedFile: a walked file reads to the size it had when opened and
-// says io.EOF with its last bytes, so a small file costs one read; bytes
-// appended after the open are not read; an empty file ends at once.
-func TestSizedFile(t *testing.T) {
-	dir := t.TempDir()
+// TestWalkedFileReadsItsSize: a walked file, opened, reads to the size it
+// had when opened and says io.EOF with its last bytes, so a small file
+// costs one read; bytes appended after the open are not read; an empty
+// file ends at once; a second Close says so.
+func TestWalkedFileReadsItsSize(t *testing.T) {
 	for _, c := range []struct {
 		name, content, appended string
-		first                   int // bytes of the first Read, which must also say io.EOF
 	}{
-		{"empty", "", "", 0},
-		{"small", "abc\n", "", 4},
-		{"grown after the open", "abc\n", "more\n", 4},
+		{"empty", "", ""},
+		{"small", "abc\n", ""},
+		{"grown after the open", "abc\n", "more\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(dir, c.name)
+			f, root := fixture(t)
+			path := filepath.Join(root, "f.txt")
 			write(t, path, c.content, 0o644)
-			file, err := os.Open(path)
+			var opened io.ReadCloser
+			err := f.Walk(context.Background(), mustResolve(t, f, path), func(e fs.WalkEntry) error {
+				var err error
+				opened, err = e.Open(context.Background())
+				return err
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := openChecked(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			if c.appended != "" {
 				a, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
@@ -41,12 +44,18 @@ func TestSizedFile(t *testing.T) {
 				a.Close()
 			}
 			buf := make([]byte, 64)
-			n, err := f.Read(buf)
-			if n != c.first || err != io.EOF || string(buf[:n]) != c.content {
-				t.Fatalf("Read = %d %q, %v; want %d %q, io.EOF", n, buf[:n], err, c.first, c.content)
+			n, err := opened.Read(buf)
+			if n != len(c.content) || err != io.EOF || string(buf[:n]) != c.content {
+				t.Fatalf("Read = %d %q, %v; want %d %q, io.EOF", n, buf[:n], err, len(c.content), c.content)
 			}
-			if n, err := f.Read(buf); n != 0 || err != io.EOF {
+			if n, err := opened.Read(buf); n != 0 || err != io.EOF {
 				t.Fatalf("Read after the end = %d, %v", n, err)
+			}
+			if err := opened.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := opened.Close(); err == nil {
+				t.Error("a second Close succeeded")
 			}
 		})
 	}

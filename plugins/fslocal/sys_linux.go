@@ -25,7 +25,7 @@ func startWriteback(file *os.File, off, n int64) {
 // spaceOS is what a root's space offers here beyond the portable methods:
 // the tree walk opens files through it.
 type spaceOS interface {
-	OpenNoSymlinks(name string, flag int) (*os.File, error)
+	OpenNoSymlinks(name string, flag int) (int, error)
 }
 
 // accessNoFollow makes the writability check judge a symlink itself: a

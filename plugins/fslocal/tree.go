@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -353,29 +352,16 @@ func (e *treeEntry) Open(ctx context.Context) (_ io.ReadCloser, err error) {
 // regular file.
 var errNotRegular = errors.New("not a regular file")
 
-// openChecked finishes an open for reading: file must be a regular file.
-func openChecked(file *os.File) (*sizedFile, error) {
-	var st confine.Stat
-	if err := confine.Fstat(file, &st); err != nil {
-		file.Close()
-		return nil, err
-	}
-	if !confine.IsRegular(&st) {
-		file.Close()
-		return nil, errNotRegular
-	}
-	return &sizedFile{File: file, left: st.Size}, nil
-}
-
 // sizedFile reads an open regular file up to the size it had when opened,
 // and says io.EOF with the last bytes: a small file read whole then costs
-// no read that returns nothing, one system call in five of a search's
-// open, stat, read, read, close. Bytes appended after the open are not
+// no read that returns nothing. Bytes appended after the open are not
 // read, as they would not be of a file mapped at its open.
 type sizedFile struct {
-	*os.File
+	r    io.ReadCloser
 	left int64
 }
+
+func (f *sizedFile) Close() error { return f.r.Close() }
 
 func (f *sizedFile) Read(p []byte) (int, error) {
 	if f.left <= 0 {
@@ -384,7 +370,7 @@ func (f *sizedFile) Read(p []byte) (int, error) {
 	if int64(len(p)) > f.left {
 		p = p[:f.left]
 	}
-	n, err := f.File.Read(p)
+	n, err := f.r.Read(p)
 	if f.left -= int64(n); err == nil && f.left == 0 {
 		err = io.EOF
 	}

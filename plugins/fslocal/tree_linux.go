@@ -2,6 +2,7 @@ package fslocal
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"sync"
 	"unsafe"
@@ -144,11 +145,48 @@ func (w *treeWalk) lstat(dir *treeDir, name string, st *confine.Stat) error {
 }
 
 // openFile opens the regular file at name (the root's name for it) without
-// following any symlink (see confine.Root.OpenNoSymlinks).
+// following any symlink (see confine.Root.OpenNoSymlinks), and reads it by
+// its descriptor.
 func (w *treeWalk) openFile(name string) (*sizedFile, error) {
-	file, err := w.root.dir.OpenNoSymlinks(name, confine.ReadFlags)
+	fd, err := w.root.dir.OpenNoSymlinks(name, confine.ReadFlags)
 	if err != nil {
 		return nil, err
 	}
-	return openChecked(file)
+	var st unix.Stat_t
+	if _, err := confine.Retry(func() (int, error) { return 0, unix.Fstat(fd, &st) }); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, errNotRegular
+	}
+	return &sizedFile{r: &rawFile{fd: fd}, left: st.Size}, nil
+}
+
+// rawFile reads a descriptor with read(2) and closes it once.
+type rawFile struct{ fd int }
+
+func (f *rawFile) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(f.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return 0, &os.PathError{Op: "read", Path: ".", Err: err}
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (f *rawFile) Close() error {
+	if f.fd < 0 {
+		return os.ErrClosed
+	}
+	err := unix.Close(f.fd)
+	f.fd = -1
+	return err
 }

@@ -88,3 +88,17 @@ func (w *treeWalk) openFile(name string) (*sizedFile, error) {
 	}
 	return openChecked(file)
 }
+
+// openChecked finishes an open for reading: file must be a regular file.
+func openChecked(file *os.File) (*sizedFile, error) {
+	var st confine.Stat
+	if err := confine.Fstat(file, &st); err != nil {
+		file.Close()
+		return nil, err
+	}
+	if !confine.IsRegular(&st) {
+		file.Close()
+		return nil, errNotRegular
+	}
+	return &sizedFile{r: file, left: st.Size}, nil
+}
