@@ -21,8 +21,9 @@ func (s *session) ID() string            { return "s" }
 func (s *session) Cwd() string           { return "" }
 func (s *session) Done() <-chan struct{} { return s.done }
 
-// valueSession is a session type that cannot be a map key.
-type valueSession struct{ tags []string }
+// valueSession is a session type that cannot be a map key: a slice field
+// makes it incomparable.
+type valueSession struct{ _ []string }
 
 func (valueSession) ID() string            { return "v" }
 func (valueSession) Cwd() string           { return "" }
