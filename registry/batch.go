@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // ExecuteBatch runs one assistant message's calls: concurrency-safe calls in
@@ -33,7 +34,8 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 	for i := range settled {
 		settled[i] = make(chan outcome, 1)
 	}
-	settle := func(i int, call *Call, res *Result) {
+	settle := func(i int, call *Call, start time.Time, res *Result) {
+		res.Duration = time.Since(start)
 		res.ctx = ctx
 		results[i] = res
 		settled[i] <- outcome{call, res}
@@ -60,25 +62,29 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 		if call == nil {
 			call = &Call{}
 		}
+		// A call starts (tools/start, Duration) when it no longer waits
+		// for others: it counts in flight only while it runs.
 		if ctx.Err() != nil {
-			settle(i, call, abortedBeforeDispatch(call))
+			settle(i, call, r.begin(call), abortedBeforeDispatch(call))
 			continue
 		}
 		if !r.concurrencySafe(call) {
 			running.Wait()
-			settle(i, call, r.run(ctx, call))
+			start := r.begin(call)
+			settle(i, call, start, r.run(ctx, call))
 			continue
 		}
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			settle(i, call, abortedBeforeDispatch(call))
+			settle(i, call, r.begin(call), abortedBeforeDispatch(call))
 			continue
 		}
+		start := r.begin(call)
 		e, res := r.prepare(ctx, call)
 		if res != nil {
 			<-slots
-			settle(i, call, res)
+			settle(i, call, start, res)
 			continue
 		}
 		running.Add(1)
@@ -86,7 +92,7 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 			defer running.Done()
 			res := r.dispatch(ctx, call, e)
 			<-slots
-			settle(i, call, res)
+			settle(i, call, start, res)
 		}()
 	}
 	running.Wait()

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 )
 
 // Execute runs one call through the whole pipeline; it never panics.
+// tools/start fires first; the result's Duration counts from there to the
+// end of step 5.
 //
 //  1. ctx already done: "tool call aborted before dispatch".
 //  2. unknown tool (unavailable if it was registered and is gone).
@@ -27,10 +30,21 @@ func (r *Registry) Execute(ctx context.Context, call *Call) *Result {
 	if call == nil {
 		call = &Call{}
 	}
+	start := r.begin(call)
 	res := r.run(ctx, call)
+	res.Duration = time.Since(start)
 	res.ctx = ctx
 	r.publish(ctx, call, res)
 	return res
+}
+
+// begin emits tools/start for call and returns the time its Duration
+// counts from. A failing listener is logged: the call goes on.
+func (r *Registry) begin(call *Call) time.Time {
+	if err := StartEvent.Emit(r.ctx, Start{CallID: call.ID, Tool: call.Tool}); err != nil {
+		r.ctx.Logger().Warn("tools/start listener failed", "tool", call.Tool, "call", call.ID, "err", err)
+	}
+	return time.Now()
 }
 
 func (r *Registry) run(ctx context.Context, call *Call) *Result {

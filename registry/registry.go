@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/runtime"
@@ -154,8 +155,24 @@ type Result struct {
 	IsError bool       `json:"isError"`
 	Value   any        `json:"value,omitempty"` // canonical value on success
 	Error   *ErrorInfo `json:"error,omitempty"` // on failure
+	// Duration is how long the call took, from tools/start to its result
+	// (tools/result listeners excluded). It is left out of the JSON form,
+	// which would otherwise differ from run to run.
+	Duration time.Duration `json:"-"`
 
 	ctx context.Context // the call's, for tools/result listeners
+}
+
+// Code is the call's outcome in one word: "OK", the error's code, or
+// "ERROR" for a failure without one.
+func (r *Result) Code() string {
+	switch {
+	case !r.IsError:
+		return "OK"
+	case r.Error != nil && r.Error.Code != "":
+		return r.Error.Code
+	}
+	return "ERROR"
 }
 
 // Context is the context of the call, for tools/result listeners. The
@@ -204,12 +221,23 @@ type Decision struct {
 var (
 	// PreExecute lets permission plugins allow or deny a call (waterfall).
 	PreExecute = runtime.NewWaterfall[*Request, Decision]("tools/pre-execute")
+	// StartEvent fires as every call starts, before any of its steps
+	// (emit). With ResultEvent it brackets the call: observers count the
+	// calls in flight.
+	StartEvent = runtime.NewEvent[Start]("tools/start")
 	// ResultEvent fires after every call (emit).
 	ResultEvent = runtime.NewEvent[*Result]("tools/result")
 	// ChangedEvent fires after a tool is registered or removed (emit), for
 	// adapters that announce the tool list, such as MCP's list_changed.
 	ChangedEvent = runtime.NewEvent[Change]("tools/changed")
 )
+
+// Start names a call that is starting. It is a copy, not the Call, so that
+// an asynchronous observer reads nothing the call changes as it runs.
+type Start struct {
+	CallID string
+	Tool   string
+}
 
 // Change says that the tool named Tool was registered (Added) or removed.
 type Change struct {
