@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// memory is what /proc/PID/status says of a process's resident memory, in
+// bytes: now (VmRSS) and its high-water mark (VmHWM).
+type memory struct{ rss, hwm int64 }
+
+// memoryOf reads the memory of the live process pid.
+func memoryOf(pid int) (memory, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return memory{}, err
+	}
+	return parseStatus(status)
+}
+
+// parseStatus reads VmRSS and VmHWM from the text of /proc/PID/status.
+func parseStatus(status []byte) (memory, error) {
+	var m memory
+	var found int
+	for line := range bytes.Lines(status) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch string(name) {
+		case "VmRSS":
+			dst = &m.rss
+		case "VmHWM":
+			dst = &m.hwm
+		default:
+			continue
+		}
+		kib, ok := bytes.CutSuffix(bytes.TrimSpace(value), []byte(" kB"))
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(kib)), 10, 64)
+		if !ok || err != nil || n < 0 {
+			return memory{}, fmt.Errorf("/proc status: malformed %s line %q", name, bytes.TrimSpace(line))
+		}
+		*dst = n << 10
+		found++
+	}
+	if found != 2 {
+		return memory{}, errors.New("/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)")
+	}
+	return m, nil
+}
+
+// clockTick is the unit of the CPU times in /proc/PID/stat (USER_HZ),
+// which Linux fixes at 100 per second on every architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// cpuOf returns the CPU time, user and system, that the live process pid
+// and its threads have used.
+func cpuOf(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count the fields
+	// after its closing parenthesis, where utime and stime are the 12th
+	// and 13th (fields 14 and 15 of proc(5)).
+	i := bytes.LastIndexByte(stat, ')')
+	fields := strings.Fields(string(stat[i+1:]))
+	if i < 0 || len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// loadAverage is the first figure of /proc/loadavg (the last minute), or
+// -1 where it cannot be read.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	load, err := strconv.ParseFloat(first, 64)
+	if err != nil {
+		return -1
+	}
+	return load
+}
