@@ -198,6 +198,14 @@ type EditOutcome struct {
 	Omitted bool
 }
 
+// Transfer is an optional capability of a file tool's result value (a
+// registry.Result's Value): how many bytes of file content the call read
+// and wrote. Observers such as the metrics plugin sum them; a value without
+// it moved no file content.
+type Transfer interface {
+	Transferred() (read, written int64)
+}
+
 // ---- events ---------------------------------------------------------------
 
 // Observation says an actor has seen (or produced) target at version.

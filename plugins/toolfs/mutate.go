@@ -20,6 +20,8 @@ type WriteResult struct {
 	// Omitted reports that the provider did not hold the replaced file, so
 	// there is no diff to show although the file existed.
 	Omitted bool `json:"omitted,omitempty"`
+
+	written int64 // the content's bytes, as stored (After is LF-normalised)
 }
 
 // EditResult is the canonical value of an edit call, LF-normalised.
@@ -88,7 +90,7 @@ func (t *toolset) write(ctx context.Context, call *registry.Call, args writeArgs
 	if err := t.observed(ctx, call, target, out.Version); err != nil {
 		return nil, err
 	}
-	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After, Omitted: out.Omitted}, nil
+	return &WriteResult{Path: target.Path, Operation: out.Operation, Before: out.Before, After: out.After, Omitted: out.Omitted, written: int64(len(args.Content))}, nil
 }
 
 // edit is write's twin over EditText.
