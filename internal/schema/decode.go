@@ -206,29 +206,38 @@ func fieldFor(t reflect.Type, want string) (field, bool) {
 // JSON, or a *json.UnmarshalTypeError for a valid value the field cannot
 // hold (say 1e999 for a float64, or 2.0 for an int).
 func (d *Decoder) Decode(raw []byte, dst any) error {
+	_, err := d.decode(raw, dst, nil)
+	return err
+}
+
+// decode is Decode; with inPlace set, it is DecodeInPlace.
+func (d *Decoder) decode(raw []byte, dst any, inPlace func(name string, size int) bool) ([]Span, error) {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != d.typ {
-		return fmt.Errorf("schema: cannot decode into %T, want *%v", dst, d.typ)
+		return nil, fmt.Errorf("schema: cannot decode into %T, want *%v", dst, d.typ)
 	}
 	if d.fields == nil {
-		return d.decodeValidated(raw, dst)
+		return nil, d.decodeValidated(raw, dst)
 	}
 	s := scanner{b: raw}
 	if s.peek() != '{' {
 		// Not an object, or not JSON: the validator words either.
-		return d.schema.Validate(raw)
+		return nil, d.schema.Validate(raw)
 	}
-	st := decodeState{d: d, s: &s, out: v.Elem()}
+	st := decodeState{d: d, s: &s, out: v.Elem(), inPlace: inPlace}
 	if !st.object() {
-		return d.schema.syntaxError(raw)
+		return nil, d.schema.syntaxError(raw)
 	}
 	if s.skipSpace(); s.i != len(raw) {
-		return d.schema.syntaxError(raw)
+		return nil, d.schema.syntaxError(raw)
 	}
 	if violations := st.violations(); len(violations) > 0 {
-		return &ValidationError{Violations: violations}
+		return nil, &ValidationError{Violations: violations}
 	}
-	return st.decodeErr
+	if st.decodeErr != nil {
+		return nil, st.decodeErr
+	}
+	return st.finishInPlace(), nil
 }
 
 // decodeValidated validates raw and decodes the members whose keys are
@@ -322,6 +331,9 @@ type decodeState struct {
 	out                   reflect.Value
 	seen, twice, mistyped uint64
 	decodeErr             error
+
+	inPlace func(name string, size int) bool // DecodeInPlace's choice
+	pending []pendingString                  // chosen strings, decoded once raw is known valid
 }
 
 // object consumes the root object from its opening brace.
@@ -385,11 +397,9 @@ func (st *decodeState) value(n int) bool {
 	fits := false
 	switch c := s.peek(); {
 	case c == '"' && f.want == "string":
-		str, ok := s.str()
-		if !ok {
+		if !st.str(f) {
 			return false
 		}
-		st.target(f).SetString(str)
 		fits = true
 	case (c == 't' || c == 'f') && f.want == "boolean":
 		b := c == 't'
