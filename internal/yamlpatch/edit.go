@@ -48,9 +48,8 @@ func edit(src []byte, path Path, o op, value any) ([]byte, error) {
 	}
 	var vn *yaml.Node
 	if o != opDelete {
-		vn = new(yaml.Node)
-		if err := vn.Encode(value); err != nil {
-			return nil, fail(nil, fmt.Errorf("%w: cannot encode the value: %v", ErrUnsupported, err))
+		if vn, err = encode(value); err != nil {
+			return nil, fail(nil, err)
 		}
 	}
 	l, bad, err := d.resolve(path, o)
@@ -68,6 +67,21 @@ func edit(src []byte, path Path, o op, value any) ([]byte, error) {
 		return nil, fail(l.at(), err)
 	}
 	return out, nil
+}
+
+// encode turns value into a node. The encoder panics on values it has no
+// representation for (a func, a channel); that is the caller's error.
+func encode(value any) (n *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: cannot encode the value: %v", ErrUnsupported, r)
+		}
+	}()
+	n = new(yaml.Node)
+	if err := n.Encode(value); err != nil {
+		return nil, fmt.Errorf("%w: cannot encode the value: %v", ErrUnsupported, err)
+	}
+	return n, nil
 }
 
 // resolve follows path from the root. On failure it returns the node where

@@ -1,0 +1,481 @@
+package yamlpatch
+
+import "strings"
+
+// editCase is one edit with the exact text it must produce.
+type editCase struct {
+	name  string
+	src   string
+	op    string // set, insert or delete
+	path  Path
+	value any
+	want  string
+}
+
+func (c editCase) run() (string, error) {
+	var out []byte
+	var err error
+	switch c.op {
+	case "set":
+		out, err = Set([]byte(c.src), c.path, c.value)
+	case "insert":
+		out, err = Insert([]byte(c.src), c.path, c.value)
+	case "delete":
+		out, err = Delete([]byte(c.src), c.path)
+	default:
+		panic("unknown op " + c.op)
+	}
+	return string(out), err
+}
+
+const entries = `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`
+
+func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+var editCases = []editCase{
+	{name: "block scalar keeps its comment", src: entries, op: "set", path: Path{0, "config", "cwd"}, value: "/srv",
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: /srv # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "flow mapping value", src: entries, op: "set", path: Path{1, "config", "readLimit"}, value: 3000,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 3000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "flow mapping stays flow", src: entries, op: "set", path: Path{1, "config"}, value: map[string]any{"readLimit": 1, "roots": []any{map[string]any{"path": "a b"}}},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 1, roots: [{path: a b}]}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "flow mapping gains a key", src: entries, op: "set", path: Path{1, "config", "writeLimit"}, value: 5,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000, writeLimit: 5}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "flow mapping gains a first key", src: entries, op: "insert", path: Path{1, "config", "id"}, value: "x",
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {id: x, readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "block mapping replaced in its indentation", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x", "y"}},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: /a
+    roots:
+      - x
+      - "y"
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "nested group entry", src: entries, op: "set", path: Path{2, "config", 1, "config", "readLimit"}, value: 20,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 20
+`},
+	{name: "nested flow entry in a group", src: entries, op: "set", path: Path{2, "config", 0, "disabled"}, value: false,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: false}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "disabled added at the end of an entry", src: entries, op: "set", path: Path{0, "disabled"}, value: true,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+  disabled: true
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "disabled added to a nested entry", src: entries, op: "set", path: Path{2, "config", 1, "disabled"}, value: true,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+      disabled: true
+`},
+	{name: "id inserted first", src: entries, op: "insert", path: Path{2, "id"}, value: "group-1a2b",
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- id: group-1a2b
+  name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "scalar becomes a mapping, comment kept on the key", src: entries, op: "set", path: Path{0, "config", "cwd"}, value: map[string]any{"path": "/a", "readOnly": true},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: # workspace
+      path: /a
+      readOnly: true
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "mapping becomes a scalar", src: entries, op: "set", path: Path{2, "config", 1, "config"}, value: nil,
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config: null
+`},
+	{name: "flow mapping becomes a scalar", src: entries, op: "set", path: Path{1, "config"}, value: "none",
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: none   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "sequence item replaced by a mapping", src: "- a   # first\n- b\n", op: "set", path: Path{0}, value: map[string]any{"x": 1, "y": 2},
+		want: `- x: 1 # first
+  "y": 2
+- b
+`},
+	{name: "mapping item replaced by a scalar", src: "- x: 1\n  y: 2\n- b\n", op: "set", path: Path{0}, value: "a",
+		want: "- a\n- b\n"},
+	{name: "strings that need quotes", src: "a: x\nb: x\nc: x\nd: x\n", op: "set", path: Path{"b"}, value: "true",
+		want: `a: x
+b: "true"
+c: x
+d: x
+`},
+	{name: "string with a colon", src: "a: x\nb: x\n", op: "set", path: Path{"a"}, value: "k: v # no comment",
+		want: "a: 'k: v # no comment'\nb: x\n"},
+	{name: "empty string", src: "a: x\nb: x\n", op: "set", path: Path{"a"}, value: "",
+		want: "a: \"\"\nb: x\n"},
+	{name: "single quotes kept", src: "a: 'x'\n", op: "set", path: Path{"a"}, value: "it's",
+		want: "a: 'it''s'\n"},
+	{name: "double quotes kept", src: "a: \"x\"  # dq\n", op: "set", path: Path{"a"}, value: "y",
+		want: "a: \"y\"  # dq\n"},
+	{name: "quotes in flow", src: "a: [x, y]\n", op: "set", path: Path{"a", 1}, value: "p, q",
+		want: "a: [x, \"p, q\"]\n"},
+	{name: "multi-line string as a literal block", src: "a: x # note\nb: y\n", op: "set", path: Path{"a"}, value: "one\ntwo\n",
+		want: `a: | # note
+  one
+  two
+b: y
+`},
+	{name: "literal block replaced", src: "a: |\n  one\n  two\n\nb: y\n", op: "set", path: Path{"a"}, value: "three",
+		want: `a: three
+
+b: y
+`},
+	{name: "literal block kept as literal", src: "a: |-\n  one\n  two\nb: y\n", op: "set", path: Path{"a"}, value: "three\nfour",
+		want: `a: |-
+  three
+  four
+b: y
+`},
+	{name: "folded plain scalar replaced", src: "a: one\n  two\n  three\nb: y\n", op: "set", path: Path{"a"}, value: 1,
+		want: "a: 1\nb: y\n"},
+	{name: "multi-line double quoted replaced", src: "a: \"one\n  two\"\nb: y\n", op: "set", path: Path{"a"}, value: 1,
+		want: "a: 1\nb: y\n"},
+	{name: "CRLF set", src: crlf(entries), op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x"}},
+		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    cwd: /a\r\n    roots:\r\n      - x\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+	{name: "CRLF add", src: crlf(entries), op: "set", path: Path{0, "disabled"}, value: true,
+		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    cwd: ~/p # workspace\r\n\r\n    roots: [{path: v}]\r\n  disabled: true\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+	{name: "CRLF delete", src: crlf(entries), op: "delete", path: Path{0, "config", "cwd"},
+		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n\r\n    roots: [{path: v}]\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+	{name: "document start marker", src: "# c\n---\na: 1\nb: 2\n...\n", op: "set", path: Path{"b"}, value: map[string]any{"c": 3},
+		want: `# c
+---
+a: 1
+b:
+  c: 3
+...
+`},
+	{name: "indentation of 4", src: "a:\n    b:\n        c: 1\n    d: 2\n", op: "set", path: Path{"a", "e"}, value: map[string]any{"f": []any{1}},
+		want: `a:
+    b:
+        c: 1
+    d: 2
+    e:
+        f:
+            - 1
+`},
+	{name: "indentation of 4 replaced", src: "a:\n    b:\n        c: 1\n    d: 2\n", op: "set", path: Path{"a", "d"}, value: map[string]any{"f": 1},
+		want: `a:
+    b:
+        c: 1
+    d:
+        f: 1
+`},
+	{name: "sequences not indented", src: "a:\n- x\n- y\nb: 1\n", op: "set", path: Path{"b"}, value: []any{1, 2},
+		want: `a:
+- x
+- y
+b:
+- 1
+- 2
+`},
+	{name: "sequences indented", src: "a:\n  - x\n  - y\nb: 1\n", op: "set", path: Path{"b"}, value: []any{1, 2},
+		want: `a:
+  - x
+  - y
+b:
+  - 1
+  - 2
+`},
+	{name: "null value filled", src: "a:\nb: 1\n", op: "set", path: Path{"a"}, value: map[string]any{"c": 1},
+		want: `a:
+  c: 1
+b: 1
+`},
+	{name: "null value filled inline", src: "a:   # empty\nb: 1\n", op: "set", path: Path{"a"}, value: 3,
+		want: "a: 3   # empty\nb: 1\n"},
+	{name: "null item filled", src: "-\n- b\n", op: "set", path: Path{0}, value: "a",
+		want: "- a\n- b\n"},
+	{name: "anchor kept", src: "a: &x 1\nb: 2\n", op: "set", path: Path{"a"}, value: 5,
+		want: "a: &x 5\nb: 2\n"},
+	{name: "root replaced", src: "# top\n{a: 1}\n", op: "set", path: Path{}, value: map[string]any{"b": 2},
+		want: "# top\n{b: 2}\n"},
+	{name: "delete a key", src: entries, op: "delete", path: Path{0, "config", "cwd"},
+		want: `# deployment
+- id: fs   # stable
+  config:
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "delete the first key after a dash", src: entries, op: "delete", path: Path{0, "id"},
+		want: `# deployment
+- config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "delete an entry", src: entries, op: "delete", path: Path{1},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "delete from a flow mapping", src: entries, op: "delete", path: Path{2, "config", 0, "name"},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "delete the last of a flow mapping", src: entries, op: "delete", path: Path{2, "config", 0, "disabled"},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "delete the only key", src: entries, op: "delete", path: Path{2, "config", 1, "config", "readLimit"},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config: {}
+`},
+	{name: "delete the only item", src: "a:\n  - x\nb: 1\n", op: "delete", path: Path{"a", 0},
+		want: "a: []\nb: 1\n"},
+	{name: "delete from a flow sequence", src: "a: [x, y, z]\n", op: "delete", path: Path{"a", 1},
+		want: "a: [x, z]\n"},
+	{name: "delete the first of nested sequences", src: "- - a\n  - b\n", op: "delete", path: Path{0, 0},
+		want: "- - b\n"},
+	{name: "delete a key with a block value", src: "a:\n  b: 1\n  # inside\n  c: 2\nd: 3 # last\n", op: "delete", path: Path{"a"},
+		want: "d: 3 # last\n"},
+}
