@@ -403,20 +403,28 @@ func (f *Fiber) Update(config any) error {
 			return err
 		}
 		f.mu.Lock()
-		defer f.mu.Unlock()
 		if f.onUpdate == nil || f.disposing {
+			f.mu.Unlock()
 			// Torn down while fn ran: no application took this config.
 			return ErrInactive
 		}
+		from := f.config
 		f.config = cfg
+		f.mu.Unlock()
+		_ = UpdateEvent.Emit(f.rt.root, ConfigChange{Fiber: f, From: from, To: cfg})
 		return nil
 	}
+	from := f.config
 	f.config = cfg
 	if _, isConfigErr := f.err.(*ConfigError); isConfigErr {
 		f.err = nil
 	}
 	f.mu.Unlock()
-	return f.Restart()
+	err = f.Restart()
+	if !errors.Is(err, ErrInactive) {
+		_ = UpdateEvent.Emit(f.rt.root, ConfigChange{Fiber: f, From: from, To: cfg})
+	}
+	return err
 }
 
 func runUpdate(fn func(any) error, cfg any) (err error) {
