@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/plugins/mcpserver/mcpevents"
 )
 
 // Endpoint is the path of the MCP endpoint in HTTPHandler: what the
@@ -138,7 +140,7 @@ func (s *Server) admit(limit int, next http.Handler) http.Handler {
 		}
 		if open >= limit {
 			mu.Unlock()
-			s.metrics.refused(limitSessions)
+			s.refused(mcpevents.LimitSessions)
 			s.logger.Warn("mcp: refused a new session: the server is full", "sessions", limit)
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, fmt.Sprintf("too many sessions (the limit is %d)", limit), http.StatusServiceUnavailable)
@@ -162,7 +164,7 @@ func (s *Server) countUnauthorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(&headerHook{ResponseWriter: w, onHeader: func(status int) {
 			if status == http.StatusUnauthorized {
-				s.metrics.authFailures.Add(1)
+				s.authFailed(r.RemoteAddr)
 			}
 		}}, r)
 	})

@@ -3,12 +3,15 @@ package mcpserver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gordis-run/gordis/plugins/mcpserver"
+	"github.com/gordis-run/gordis/plugins/mcpserver/mcpevents"
+	"github.com/gordis-run/gordis/runtime"
 )
 
 // serveHTTP serves fx's server with o on a real HTTP server.
@@ -339,11 +344,54 @@ func TestLargeWrite(t *testing.T) {
 	}
 }
 
-// TestMetrics: the handler counts what went through HTTP: calls by tool
-// and code, their durations, open sessions, 401s (missing and wrong
-// tokens) and each limit's refusals.
-func TestMetrics(t *testing.T) {
+// events records the server's mcpevents as short strings, in order.
+type events struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func recordEvents(t *testing.T, ctx *runtime.Context) *events {
+	t.Helper()
+	ev := &events{}
+	add := func(s string) error {
+		ev.mu.Lock()
+		defer ev.mu.Unlock()
+		ev.got = append(ev.got, s)
+		return nil
+	}
+	_, err1 := mcpevents.SessionEvent.On(ctx, func(s mcpevents.Session) error {
+		return add(fmt.Sprintf("session open=%t id=%t", s.Open, s.ID != ""))
+	})
+	_, err2 := mcpevents.AuthFailureEvent.On(ctx, func(a mcpevents.AuthFailure) error {
+		return add(fmt.Sprintf("auth failure remote=%t", a.Remote != ""))
+	})
+	_, err3 := mcpevents.RefusalEvent.On(ctx, func(r mcpevents.Refusal) error { return add("refused " + string(r.Limit)) })
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// await returns the events once there are n (a session closes after its
+// client has gone).
+func (ev *events) await(t *testing.T, n int) []string {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		ev.mu.Lock()
+		got := slices.Clone(ev.got)
+		ev.mu.Unlock()
+		if len(got) >= n || time.Now().After(deadline) {
+			return got
+		}
+	}
+}
+
+// TestEvents: the server tells observers what only it knows: a session
+// opening at its initialize and closing, 401s (missing and wrong tokens)
+// and each limit's refusals.
+func TestEvents(t *testing.T) {
 	fx := newFixture(t)
+	ev := recordEvents(t, fx.d.Root)
 	fx.file(t, "a.txt", "alpha\n")
 	base := fx.serveHTTP(t, mcpserver.HTTPOptions{Tokens: []string{"secret"}, MaxSessions: 1, MaxMessage: 64 << 10})
 	for _, auth := range []string{"", "Bearer wrong"} {
@@ -351,31 +399,44 @@ func TestMetrics(t *testing.T) {
 	}
 	cs := mustDial(t, base, "secret")
 	call(t, cs, "read", map[string]any{"file_path": "a.txt"})
-	call(t, cs, "read", map[string]any{"file_path": "missing.txt"})
 	if code, _ := post(t, base, map[string]string{"Authorization": "Bearer secret"}, initialize); code != http.StatusServiceUnavailable {
 		t.Fatalf("a second session: %d, want 503", code)
 	}
 	cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": "b.txt", "content": strings.Repeat("x", 64<<10)}})
-
-	rec := httptest.NewRecorder()
-	fx.server.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	if ct := rec.Header().Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
-		t.Errorf("Content-Type %q", ct)
+	cs.Close()
+	want := []string{
+		"auth failure remote=true",
+		"auth failure remote=true",
+		"session open=true id=true",
+		"refused sessions",
+		"refused message",
+		"session open=false id=true",
 	}
-	for _, want := range []string{
-		"\ngordis_tool_calls_total{tool=\"read\",code=\"FS_NOT_FOUND\"} 1\n",
-		"\ngordis_tool_calls_total{tool=\"read\",code=\"OK\"} 1\n",
-		"\ngordis_tool_call_duration_seconds_bucket{tool=\"read\",le=\"+Inf\"} 2\n",
-		"\ngordis_tool_call_duration_seconds_count{tool=\"read\"} 2\n",
-		"\ngordis_tool_calls_in_flight 0\n",
-		"\ngordis_mcp_sessions 1\n",
-		"\ngordis_auth_failures_total 2\n",
-		"\ngordis_limit_refusals_total{limit=\"message\"} 1\n",
-		"\ngordis_limit_refusals_total{limit=\"sessions\"} 1\n",
-	} {
-		if !strings.Contains(rec.Body.String(), want) {
-			t.Errorf("metrics lack %q:\n%s", strings.TrimSpace(want), rec.Body.String())
+	if got := ev.await(t, len(want)); !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEventsCallLimits: a call over the calls a session runs at once, and
+// one over its token's rate, is refused and said so (the rate is checked
+// first).
+func TestEventsCallLimits(t *testing.T) {
+	fx := newFixtureWith(t, mcpserver.Config{CallsPerSecond: 2, MaxCallsPerSession: 1})
+	ev := recordEvents(t, fx.d.Root)
+	hold := make(chan struct{})
+	defer close(hold)
+	calls, _ := fx.probe(t, hold)
+	cs := fx.connect(t, nil, nil)
+	go cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "probe", Arguments: map[string]any{}})
+	await(t, calls, "the first call to start")
+	for range 2 {
+		if overLimit(t, cs, "list") == nil {
+			t.Error("a call over a limit was served")
 		}
+	}
+	want := []string{"session open=true id=false", "refused calls_in_flight", "refused rate"}
+	if got := ev.await(t, len(want)); !slices.Equal(got, want) {
+		t.Errorf("events: %q, want %q", got, want)
 	}
 }
 

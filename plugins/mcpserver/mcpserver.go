@@ -32,6 +32,7 @@ import (
 
 	"github.com/gordis-run/gordis/agent"
 	"github.com/gordis-run/gordis/internal/buildinfo"
+	"github.com/gordis-run/gordis/plugins/mcpserver/mcpevents"
 	"github.com/gordis-run/gordis/registry"
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -81,6 +82,7 @@ var Plugin = runtime.Configured("mcpserver", func(ctx *runtime.Context, cfg Conf
 // concurrent use.
 type Server struct {
 	sdk    *mcp.Server
+	rt     *runtime.Context // emits the mcpevents
 	tools  *registry.Registry
 	logger *slog.Logger
 	cwd    string
@@ -89,8 +91,7 @@ type Server struct {
 	maxCalls int        // Config.MaxCallsPerSession
 	rates    rates      // Config.CallsPerSecond
 	diverted diversions // large arguments on their way around the SDK
-	metrics  *metrics
-	drain    drain // the HTTP endpoints' requests in flight
+	drain    drain      // the HTTP endpoints' requests in flight
 
 	// cut ends with a drain out of time, and with it every call's context.
 	cut    context.Context
@@ -120,6 +121,7 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 				Prompts: &mcp.PromptCapabilities{ListChanged: true},
 			},
 		}),
+		rt:        ctx,
 		tools:     tools,
 		logger:    logger,
 		cwd:       cfg.Cwd,
@@ -128,9 +130,9 @@ func New(ctx *runtime.Context, tools *registry.Registry, prompt *registry.Prompt
 		maxCalls:  cfg.MaxCallsPerSession,
 		rates:     rates{perSecond: cfg.CallsPerSecond, now: time.Now, buckets: map[string]*bucket{}},
 		diverted:  diversions{held: map[string]json.RawMessage{}},
-		metrics:   newMetrics(),
 	}
 	s.cut, s.cutAll = context.WithCancelCause(context.Background())
+	s.sdk.AddReceivingMiddleware(s.openOnInitialize)
 	s.sdk.AddPrompt(&mcp.Prompt{
 		Name:        PromptName,
 		Description: "The system prompt of the gordis tools: how to use them well.",
@@ -251,13 +253,13 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		id := "mcp-" + strconv.FormatUint(s.calls.Add(1), 10)
 		log := s.logger.With("call", id, "session", req.Session.ID(), "tool", name)
 		if err := s.rates.allow(userOf(req)); err != nil {
-			s.metrics.refused(limitRate)
+			s.refused(mcpevents.LimitRate)
 			log.Debug("mcp: call refused", "user", userOf(req), "err", err)
 			return nil, err
 		}
 		release, err := session.calls.acquire()
 		if err != nil {
-			s.metrics.refused(limitCalls)
+			s.refused(mcpevents.LimitCalls)
 			log.Debug("mcp: call refused", "err", err)
 			return nil, err
 		}
@@ -265,20 +267,8 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(s.cut, cancel)()
-		s.metrics.inFlight.Add(1)
-		start := time.Now()
 		res := s.tools.Execute(ctx, &registry.Call{ID: id, Tool: name, Args: args, Session: session.agent})
-		duration := time.Since(start)
-		s.metrics.inFlight.Add(-1)
-		code := "OK"
-		if res.IsError {
-			code = "ERROR"
-			if res.Error != nil && res.Error.Code != "" {
-				code = res.Error.Code
-			}
-		}
-		s.metrics.called(name, code, duration)
-		log.Debug("mcp: call", "code", code, "duration", duration)
+		log.Debug("mcp: call", "code", res.Code(), "duration", res.Duration)
 		return resultOf(res), nil
 	}
 }
@@ -300,18 +290,21 @@ type session struct {
 	calls slots          // the calls in flight
 }
 
-// session is the state of an MCP session, started on its first call; a
-// watcher ends its policy session when the MCP session closes.
+// session is the state of an MCP session, started when it is initialized
+// (or on its first call, should that come first); a watcher ends its policy
+// session when the MCP session closes. mcpevents.SessionEvent brackets the
+// two, emitted with no lock held.
 func (s *Server) session(ss *mcp.ServerSession) (*session, error) {
 	if ss == nil {
 		return nil, errors.New("mcpserver: a call outside an MCP session")
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil, errClosed
 	}
 	if a, ok := s.sessions[ss]; ok {
+		s.mu.Unlock()
 		return a, nil
 	}
 	a := &session{agent: agent.NewSession(s.cwd)}
@@ -320,6 +313,8 @@ func (s *Server) session(ss *mcp.ServerSession) (*session, error) {
 	}
 	s.sessions[ss] = a
 	s.watchers.Add(1)
+	s.mu.Unlock()
+	s.sessionEvent(mcpevents.Session{ID: ss.ID(), Open: true})
 	go func() {
 		defer s.watchers.Done()
 		_ = ss.Wait() // the reason it closed does not matter here
@@ -327,8 +322,35 @@ func (s *Server) session(ss *mcp.ServerSession) (*session, error) {
 		delete(s.sessions, ss)
 		s.mu.Unlock()
 		a.agent.Close()
+		s.sessionEvent(mcpevents.Session{ID: ss.ID()})
 	}()
 	return a, nil
+}
+
+// openOnInitialize starts a session's state once the client's initialize
+// request succeeds, so that it counts as open before its first call.
+func (s *Server) openOnInitialize(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && err == nil && method == "initialize" {
+			_, _ = s.session(ss) // a closed server refuses the calls to come
+		}
+		return res, err
+	}
+}
+
+// The server's events. The runtime logs and reports a listener's failure,
+// which changes nothing here.
+
+func (s *Server) sessionEvent(e mcpevents.Session) { _ = mcpevents.SessionEvent.Emit(s.rt, e) }
+
+// refused tells observers that limit refused a request or a call.
+func (s *Server) refused(limit mcpevents.Limit) {
+	_ = mcpevents.RefusalEvent.Emit(s.rt, mcpevents.Refusal{Limit: limit})
+}
+
+func (s *Server) authFailed(remote string) {
+	_ = mcpevents.AuthFailureEvent.Emit(s.rt, mcpevents.AuthFailure{Remote: remote})
 }
 
 func (s *Server) isClosed() bool {

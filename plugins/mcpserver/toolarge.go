@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/plugins/mcpserver/mcpevents"
 )
 
 // idWindow is how much of a message's start is searched for its id.
@@ -86,7 +88,7 @@ func (s *Server) refuseLarge(limit int64, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		s.metrics.refused(limitMessage)
+		s.refused(mcpevents.LimitMessage)
 		start, _ := io.ReadAll(io.LimitReader(r.Body, idWindow))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/plugins/mcpserver/mcpevents"
 )
 
 // NewIOTransport is the transport of a server that speaks newline-delimited
@@ -32,10 +34,10 @@ func NewIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IO
 // IOTransport is NewIOTransport for s: the arguments of a large call go
 // around the SDK's decoding (divert.go), which costs many times their size.
 func (s *Server) IOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64) *mcp.IOTransport {
-	return newIOTransport(r, w, maxMessage, &s.diverted, s.metrics)
+	return newIOTransport(r, w, maxMessage, &s.diverted, func() { s.refused(mcpevents.LimitMessage) })
 }
 
-func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *diversions, m *metrics) *mcp.IOTransport {
+func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *diversions, tooLong func()) *mcp.IOTransport {
 	if maxMessage <= 0 {
 		maxMessage = DefaultMaxMessage
 	}
@@ -44,7 +46,7 @@ func newIOTransport(r io.ReadCloser, w io.WriteCloser, maxMessage int64, d *dive
 	}
 	out := &lockedWriter{w: w}
 	return &mcp.IOTransport{
-		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out, max: maxMessage + 1, diverted: d, metrics: m},
+		Reader: &lineFilter{src: r, in: bufio.NewReader(r), out: out, max: maxMessage + 1, diverted: d, tooLong: tooLong},
 		Writer: out,
 		// The filter bounds every line it passes on.
 		MaxLineLength: -1,
@@ -68,7 +70,7 @@ type lineFilter struct {
 	buf []byte // the current line; up to keptBuffer, it keeps the longest line's size
 
 	diverted *diversions // nil: every line goes to the SDK whole
-	metrics  *metrics    // counts the lines refused as too long; may be nil
+	tooLong  func()      // called for each line refused as too long; may be nil
 	rest     []byte      // what of the current line Read has not returned yet
 	err      error       // what ended src, returned once rest is empty: the last line may lack its newline
 }
@@ -85,8 +87,8 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 		var answer []byte
 		if tooLong {
 			answer = tooLarge(line, f.max-1)
-			if f.metrics != nil {
-				f.metrics.refused(limitMessage)
+			if f.tooLong != nil {
+				f.tooLong()
 			}
 		} else {
 			if line = bytes.Trim(line, jsonSpace); len(line) == 0 {
