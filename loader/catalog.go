@@ -1,0 +1,143 @@
+package loader
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// Group is the reserved entry name of a group: its config is a list of
+// entries, plugged below the group's own fiber.
+const Group = "group"
+
+// ErrUnknownPlugin is wrapped by the error for a name the catalogue lacks.
+var ErrUnknownPlugin = errors.New("unknown plugin")
+
+// Catalog maps the names a file may use to plugins. The host fills it
+// explicitly, as database/sql drivers are registered, but without init():
+// two programs in one test binary keep separate catalogues. It is safe for
+// concurrent use.
+type Catalog struct {
+	mu      sync.RWMutex
+	plugins map[string]runtime.Plugin
+}
+
+// NewCatalog returns a catalogue of plugins, refusing a nil plugin, one
+// without a name, one named "group", and two plugins with one name.
+func NewCatalog(plugins ...runtime.Plugin) (*Catalog, error) {
+	c := &Catalog{plugins: make(map[string]runtime.Plugin, len(plugins))}
+	for _, p := range plugins {
+		if err := c.Register(p); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Register adds p under its name, with the checks of NewCatalog.
+func (c *Catalog) Register(p runtime.Plugin) error {
+	if p == nil {
+		return errors.New("loader: nil plugin")
+	}
+	name := p.Name()
+	switch name {
+	case "":
+		return fmt.Errorf("loader: plugin %T has no name", p)
+	case Group:
+		return fmt.Errorf("loader: %q is reserved for groups", Group)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.plugins[name]; dup {
+		return fmt.Errorf("loader: two plugins named %q", name)
+	}
+	c.plugins[name] = p
+	return nil
+}
+
+// Lookup returns the plugin named name, or an error wrapping
+// ErrUnknownPlugin that suggests the closest known names.
+func (c *Catalog) Lookup(name string) (runtime.Plugin, error) {
+	c.mu.RLock()
+	p, ok := c.plugins[name]
+	c.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	return nil, c.unknown(name)
+}
+
+// Names returns the known names, sorted.
+func (c *Catalog) Names() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	names := make([]string, 0, len(c.plugins))
+	for name := range c.plugins {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// unknown words the error for name: the known names within a few edits
+// (up to three, closest first), or every known name when none is that close.
+func (c *Catalog) unknown(name string) error {
+	names := append(c.Names(), Group)
+	slices.Sort(names)
+	type near struct {
+		name string
+		d    int
+	}
+	var close []near
+	limit := max(2, len(name)/3)
+	for _, n := range names {
+		if d := distance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
+			close = append(close, near{n, d})
+		}
+	}
+	slices.SortStableFunc(close, func(a, b near) int { return cmp.Compare(a.d, b.d) })
+	if len(close) == 0 {
+		return fmt.Errorf("%w %q (known: %s)", ErrUnknownPlugin, name, strings.Join(quoted(names), ", "))
+	}
+	suggest := make([]string, 0, 3)
+	for _, n := range close[:min(3, len(close))] {
+		suggest = append(suggest, n.name)
+	}
+	return fmt.Errorf("%w %q (did you mean %s?)", ErrUnknownPlugin, name, strings.Join(quoted(suggest), " or "))
+}
+
+func quoted(list []string) []string {
+	q := make([]string, len(list))
+	for i, n := range list {
+		q[i] = strconv.Quote(n)
+	}
+	return q
+}
+
+// distance is the Levenshtein distance between a and b, in bytes: plugin
+// names are ASCII.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,338 @@
+package loader
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/gordis-run/gordis/runtime"
+)
+
+// ErrClosed is returned by Reload and Watch after Close.
+var ErrClosed = errors.New("loader: closed")
+
+// Loader keeps the plugins under a context in step with a config file.
+//
+// Each entry of the file is one fiber, plugged below a fiber of the
+// loader's own (named "loader"), or below its group's fiber. A reload
+// diffs the file against what is running, by id, and touches only what
+// changed. Two locks divide the work: reloadMu serializes Reload and Close
+// and is held while plugins run, mu guards the entries and is never held
+// while plugin code runs, so the runtime's events (a plugin updating or
+// disposing itself) are handled while a reload is under way.
+type Loader struct {
+	file     string
+	cat      *Catalog
+	override Override
+	top      *runtime.Fiber
+	log      *slog.Logger
+
+	reloadMu sync.Mutex
+	fileMu   sync.Mutex // serializes writes to the file
+
+	mu      sync.Mutex
+	closed  bool
+	done    chan struct{} // closed by Close: watchers stop
+	byID    map[string]*entry
+	byFiber map[*runtime.Fiber]*entry
+	seq     uint64
+
+	watchers sync.WaitGroup
+}
+
+// entry is a plugged entry: its spec as last applied and its fiber.
+type entry struct {
+	spec   *spec
+	fiber  *runtime.Fiber
+	parent *entry // its group, nil at the top
+	seq    uint64 // plug order: disposal goes newest first
+	ours   int    // >0 while the loader itself updates the fiber
+	gone   bool   // the loader disposes it, or it went away
+}
+
+// Option adjusts Open.
+type Option func(*Loader)
+
+// WithOverride applies fn to every entry's config on every load.
+func WithOverride(fn Override) Option { return func(l *Loader) { l.override = fn } }
+
+// groupPlugin is the fiber of a group: it applies nothing itself; the
+// loader plugs the group's entries on its context, so that disposing the
+// group disposes them and its isolate and intercept reach them.
+var groupPlugin = runtime.Func(Group, func(*runtime.Context) error { return nil })
+
+// Open reads file, checks every entry, and plugs the enabled ones under
+// ctx, in file order. A file that does not parse or validate plugs nothing:
+// the error is an Errors naming each problem with its position.
+func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loader, error) {
+	l := &Loader{
+		file:    file,
+		cat:     cat,
+		done:    make(chan struct{}),
+		byID:    map[string]*entry{},
+		byFiber: map[*runtime.Fiber]*entry{},
+	}
+	for _, opt := range opts {
+		opt(l)
+	}
+	t, err := l.read()
+	if err != nil {
+		return nil, err
+	}
+	top, err := ctx.Plugin(runtime.Func("loader", l.attach), nil)
+	if err != nil {
+		return nil, err
+	}
+	l.top, l.log = top, top.Context().Logger()
+	if err := top.Wait(); err != nil {
+		return nil, err
+	}
+	l.reloadMu.Lock()
+	defer l.reloadMu.Unlock()
+	return l, l.apply(t)
+}
+
+// attach is the loader fiber's apply: it follows the runtime's reports of
+// entries that update or dispose themselves, to write them back.
+func (l *Loader) attach(ctx *runtime.Context) error {
+	if _, err := runtime.UpdateEvent.On(ctx, l.updated); err != nil {
+		return err
+	}
+	_, err := runtime.StatusEvent.On(ctx, l.status)
+	return err
+}
+
+func (l *Loader) read() (*tree, error) {
+	src, err := os.ReadFile(l.file)
+	if err != nil {
+		return nil, err
+	}
+	return parse(l.file, src, l.cat, l.override)
+}
+
+// Reload reads the file again and applies the difference: removed and
+// disabled entries are disposed (newest first), changed configs update
+// their fibers in place (Fiber.Update), new entries are plugged (in file
+// order), and the rest is not touched. An entry whose plugin, group,
+// inject, isolate or intercept changed is disposed and plugged again. A
+// file that fails to parse or validate changes nothing.
+func (l *Loader) Reload() error {
+	l.reloadMu.Lock()
+	defer l.reloadMu.Unlock()
+	if l.isClosed() {
+		return ErrClosed
+	}
+	t, err := l.read()
+	if err != nil {
+		return err
+	}
+	return l.apply(t)
+}
+
+func (l *Loader) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// Fiber returns the fiber of the entry id, or nil when it is not plugged
+// (unknown, disabled, or disposed).
+func (l *Loader) Fiber(id string) *runtime.Fiber {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.byID[id]; e != nil {
+		return e.fiber
+	}
+	return nil
+}
+
+// apply makes the running entries match t. reloadMu is held.
+func (l *Loader) apply(t *tree) error {
+	var errs []error
+	// Phase 1: what goes. An entry stays when its spec still places it
+	// where it is and its group stays.
+	l.mu.Lock()
+	memo := map[*entry]bool{}
+	var stays func(e *entry) bool
+	stays = func(e *entry) bool {
+		if v, ok := memo[e]; ok {
+			return v
+		}
+		s := t.byID[e.spec.id]
+		v := s != nil && !s.disabled && s.place == e.spec.place && parentID(s) == parentID(e.spec) &&
+			(e.parent == nil || stays(e.parent))
+		memo[e] = v
+		return v
+	}
+	var drop []*entry // the outermost of the entries that go
+	for _, e := range l.byID {
+		if stays(e) {
+			continue
+		}
+		e.gone = true
+		delete(l.byID, e.spec.id)
+		delete(l.byFiber, e.fiber)
+		if e.parent == nil || stays(e.parent) {
+			drop = append(drop, e)
+		}
+	}
+	l.mu.Unlock()
+	slices.SortFunc(drop, func(a, b *entry) int { return int(b.seq) - int(a.seq) })
+	for _, e := range drop {
+		if err := e.fiber.Dispose(); err != nil {
+			errs = append(errs, fmt.Errorf("entry %q (%s): %w", e.spec.id, e.spec.name, err))
+		}
+	}
+	// Phase 2: update and plug, in file order.
+	var walk func(list []*spec, parent *entry)
+	walk = func(list []*spec, parent *entry) {
+		for _, s := range list {
+			if s.disabled {
+				continue
+			}
+			l.mu.Lock()
+			e := l.byID[s.id]
+			changed := e != nil && s.plugin != nil && !bytes.Equal(e.spec.raw, s.raw)
+			if e != nil {
+				e.spec = s
+				if changed {
+					e.ours++
+				}
+			}
+			l.mu.Unlock()
+			if e == nil {
+				if e = l.plug(s, parent); e == nil {
+					errs = append(errs, fmt.Errorf("entry %q (%s): not plugged", s.id, s.name))
+					continue
+				}
+			} else if changed {
+				err := e.fiber.Update(json.RawMessage(s.raw))
+				l.mu.Lock()
+				e.ours--
+				l.mu.Unlock()
+				if err != nil && !errors.Is(err, runtime.ErrInactive) {
+					errs = append(errs, fmt.Errorf("entry %q (%s): %w", s.id, s.name, err))
+				}
+			}
+			walk(s.children, e)
+		}
+	}
+	walk(t.entries, nil)
+	if err := l.writeIDs(t); err != nil {
+		l.log.Warn("cannot write the generated ids back", "file", l.file, "error", err)
+	}
+	return errors.Join(errs...)
+}
+
+func parentID(s *spec) string {
+	if s.parent == nil {
+		return ""
+	}
+	return s.parent.id
+}
+
+// plug applies s below its group (or the loader's fiber) and records it.
+func (l *Loader) plug(s *spec, parent *entry) *entry {
+	ctx := l.top.Context()
+	if parent != nil {
+		ctx = parent.fiber.Context()
+	}
+	for _, i := range s.isolate {
+		if i.label == "" {
+			ctx = ctx.Isolate(i.service)
+		} else {
+			ctx = ctx.Isolate(i.service, realm(i.label))
+		}
+	}
+	for _, i := range s.intercept {
+		ctx = ctx.Intercept(i.service, i.config)
+	}
+	var (
+		f   *runtime.Fiber
+		err error
+	)
+	if s.plugin == nil {
+		f, err = ctx.Plugin(groupPlugin, nil)
+	} else {
+		p := s.plugin
+		if len(s.inject) > 0 {
+			p = withInject(p, s.inject)
+		}
+		f, err = ctx.Plugin(p, json.RawMessage(s.raw))
+	}
+	if err != nil {
+		l.log.Error("cannot plug", "entry", s.id, "name", s.name, "error", err)
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e := &entry{spec: s, fiber: f, parent: parent, seq: l.seq}
+	l.byID[s.id] = e
+	l.byFiber[f] = e
+	return e
+}
+
+// realm is the type of the file's isolate labels, so that a label in the
+// file shares a domain only with the same label in a file, never with a Go
+// program's own labels.
+type realm string
+
+// injected adds the services an entry's inject names to its plugin's own.
+type injected struct {
+	runtime.Plugin
+	services []runtime.ServiceRef
+}
+
+var (
+	_ runtime.Injector     = (*injected)(nil)
+	_ runtime.Configurable = (*injected)(nil)
+)
+
+func withInject(p runtime.Plugin, names []string) runtime.Plugin {
+	w := &injected{Plugin: p}
+	for _, n := range names {
+		w.services = append(w.services, runtime.Named(n))
+	}
+	return w
+}
+
+func (p *injected) Inject() []runtime.ServiceRef {
+	if i, ok := p.Plugin.(runtime.Injector); ok {
+		return append(slices.Clip(i.Inject()), p.services...)
+	}
+	return p.services
+}
+
+func (p *injected) ConfigPrototype() any {
+	if c, ok := p.Plugin.(runtime.Configurable); ok {
+		return c.ConfigPrototype()
+	}
+	return nil
+}
+
+// Close stops watching and disposes every fiber of the loader, newest
+// first. The file is not written: entries disposed by Close are not
+// disabled.
+func (l *Loader) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	close(l.done)
+	for _, e := range l.byID {
+		e.gone = true
+	}
+	l.mu.Unlock()
+	l.watchers.Wait()
+	l.reloadMu.Lock()
+	defer l.reloadMu.Unlock()
+	return l.top.Dispose()
+}

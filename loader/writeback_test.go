@@ -1,0 +1,138 @@
+package loader_test
+
+import (
+	"testing"
+)
+
+func TestSelfUpdateWrittenBack(t *testing.T) {
+	t.Setenv("GORDIS_TEST_ROOT", "src")
+	l, rec, file := setup(t, `# the deployment
+- id: a            # first
+  name: counter
+  config:
+    greeting: a    # kept
+    limit: 1
+    roots: [{path: "${GORDIS_TEST_ROOT}"}]
+
+# the second
+- id: b
+  name: live
+  config: {greeting: b}
+`)
+	rec.take()
+	// The plugins change their own configs, as a plugin holding its fiber does.
+	if err := l.Fiber("a").Update(Config{Greeting: "a", Limit: 7, Roots: []Root{{Path: "src"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fiber("b").Update(Config{Greeting: "b", Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "dispose counter a", "apply counter a 7", "update live b 2")
+	want := `# the deployment
+- id: a            # first
+  name: counter
+  config:
+    greeting: a    # kept
+    limit: 7
+    roots: [{path: "${GORDIS_TEST_ROOT}"}]
+
+# the second
+- id: b
+  name: live
+  config: {greeting: b, limit: 2}
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	// The reload the write causes finds nothing to do.
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec)
+}
+
+func TestSelfDisposeWrittenBack(t *testing.T) {
+	l, rec, file := setup(t, `- id: a
+  name: counter   # stays
+  config: {greeting: a}
+- id: g
+  name: group
+  config:
+    - {id: b, name: counter, config: {greeting: b}}
+    - {id: c, name: counter, config: {greeting: c}}
+`)
+	rec.take()
+	if err := l.Fiber("a").Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fiber("b").Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "dispose counter a", "dispose counter b")
+	want := `- id: a
+  name: counter   # stays
+  config: {greeting: a}
+  disabled: true
+- id: g
+  name: group
+  config:
+    - {id: b, name: counter, config: {greeting: b}, disabled: true}
+    - {id: c, name: counter, config: {greeting: c}}
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec)
+	// A group that disposes itself is disabled; its entries are not.
+	if err := l.Fiber("g").Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "dispose counter c")
+	want = `- id: a
+  name: counter   # stays
+  config: {greeting: a}
+  disabled: true
+- id: g
+  name: group
+  config:
+    - {id: b, name: counter, config: {greeting: b}, disabled: true}
+    - {id: c, name: counter, config: {greeting: c}}
+  disabled: true
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestGeneratedIDsWrittenBack(t *testing.T) {
+	l, rec, file := setup(t, `# no ids
+- name: counter
+  config: {greeting: a}
+- name: group
+  config:
+    - name: counter   # inside
+      config: {greeting: b}
+`)
+	expect(t, rec, "apply counter a 0", "apply counter b 0")
+	want := `# no ids
+- id: counter-fd5e
+  name: counter
+  config: {greeting: a}
+- id: group-5c26
+  name: group
+  config:
+    - id: counter-e184
+      name: counter   # inside
+      config: {greeting: b}
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec)
+}
