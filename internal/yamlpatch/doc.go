@@ -313,14 +313,19 @@ func (d *doc) plainEnd(cs int, v string) (int, error) {
 	return i, nil
 }
 
-// blockScalarEnd returns the end of the last non-empty line of the literal
-// or folded scalar whose header is at cs.
+// blockScalarEnd returns the end of the last line of the literal or folded
+// scalar whose header is at cs: its last non-empty line, or its last empty
+// one when it keeps trailing line breaks (|+).
 func (d *doc) blockScalarEnd(cs, parent int) int {
 	s := d.src
 	i := cs + 1
-	want := 0
+	want, keep := 0, false
 	for i < len(s) && (s[i] == '+' || s[i] == '-' || s[i] >= '1' && s[i] <= '9') {
-		if s[i] != '+' && s[i] != '-' {
+		switch s[i] {
+		case '+':
+			keep = true
+		case '-':
+		default:
 			want = max(parent, 0) + int(s[i]-'0')
 		}
 		i++
@@ -332,7 +337,10 @@ func (d *doc) blockScalarEnd(cs, parent int) int {
 			k++
 		}
 		le := d.lineEnd(k)
-		if k == le { // an empty line belongs to the scalar only if content follows
+		if k == le { // an empty line is the scalar's when content follows or it keeps them
+			if keep {
+				end = le
+			}
 			if le == len(s) {
 				break
 			}

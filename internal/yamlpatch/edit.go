@@ -194,21 +194,30 @@ func (d *doc) patch(l loc, path Path, o op, vn *yaml.Node) (start, end int, text
 }
 
 func (d *doc) replaceRoot(t, vn *yaml.Node, prefer yaml.Style) (int, int, string, error) {
-	cs := d.content(t)
+	st, a := d.start(t), anchor(t)
 	te, err := d.end(t, -1)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	text, err := d.render(vn, max(d.col(cs), d.unit), false, prefer)
-	return cs, te, text, err
+	indent := d.col(d.content(t))
+	if !isBlock(vn) {
+		indent += d.unit // a literal block's lines
+	}
+	text, err := d.render(vn, indent, false, prefer)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	s, e, text := d.keepComment(st, te, withAnchor(a, text, isBlock(vn), indent))
+	return s, e, text, nil
 }
 
 func (d *doc) replaceInFlow(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, string, error) {
+	t := l.node
 	text, err := d.render(vn, 0, true, prefer)
 	if err != nil {
 		return 0, 0, "", err
 	}
-	t := l.node
+	text = withAnchor(anchor(t), text, false, 0)
 	if l.parent.Kind == yaml.MappingNode {
 		ke, err := d.end(l.parent.Content[l.i], -1)
 		if err != nil {
@@ -223,7 +232,29 @@ func (d *doc) replaceInFlow(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, 
 		}
 	}
 	te, err := d.end(t, -1)
-	return d.content(t), te, text, err
+	return d.start(t), te, text, err
+}
+
+// anchor returns the anchor that t's replacement keeps, so that the
+// aliases naming it still resolve; tags are not kept, they belong to the
+// old value's type.
+func anchor(t *yaml.Node) string {
+	if t.Anchor == "" {
+		return ""
+	}
+	return "&" + t.Anchor
+}
+
+// withAnchor puts anchor a before text: on the same line before a scalar
+// or flow text, on a line of its own before a block collection's lines.
+func withAnchor(a, text string, block bool, indent int) string {
+	switch {
+	case a == "":
+		return text
+	case block:
+		return a + "\n" + strings.Repeat(" ", indent) + text
+	}
+	return a + " " + text
 }
 
 // replaceValue replaces the value of a key in a block mapping.
@@ -237,10 +268,10 @@ func (d *doc) replaceValue(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, s
 	if colon < 0 {
 		return 0, 0, "", errLost
 	}
-	t := l.node
-	st, cs, te := colon+1, colon+1, colon+1
+	t, a := l.node, anchor(l.node)
+	st, te := colon+1, colon+1
 	if !empty(t) {
-		st, cs = d.start(t), d.content(t)
+		st = d.start(t)
 		if te, err = d.end(t, kIndent); err != nil {
 			return 0, 0, "", err
 		}
@@ -251,21 +282,21 @@ func (d *doc) replaceValue(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, s
 		if err != nil {
 			return 0, 0, "", err
 		}
-		if sameLine {
-			if cs == colon+1 {
-				text = " " + text
-			}
-			s, e, text := d.keepComment(cs, te, text)
-			return s, e, text, nil
+		text = withAnchor(a, text, false, 0)
+		if !sameLine {
+			// The old value started on a later line: the new one moves up
+			// to the key, with the comment the key's line had.
+			st, text = colon+1, withComment(" "+text, d.comment(colon+1))
+		} else if st == colon+1 {
+			text = " " + text
 		}
-		// The old value started on a later line: the new one moves up to
-		// the key, with the comment the key's line had.
-		return colon + 1, te, withComment(" "+text, d.comment(colon+1)), nil
+		s, e, text := d.keepComment(st, te, text)
+		return s, e, text, nil
 	}
 	indent := kIndent + d.unit
 	switch {
 	case isBlock(t) && t.Kind == vn.Kind:
-		indent = d.col(cs)
+		indent = d.col(d.content(t))
 	case vn.Kind == yaml.SequenceNode && d.compact:
 		indent = kIndent
 	}
@@ -273,15 +304,15 @@ func (d *doc) replaceValue(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, s
 	if err != nil {
 		return 0, 0, "", err
 	}
-	if !sameLine {
-		return d.lineStart(cs), te, strings.Repeat(" ", indent) + body, nil
+	body = withAnchor(a, body, true, indent)
+	switch {
+	case !sameLine:
+		st, body = d.lineStart(st), strings.Repeat(" ", indent)+body
+	case a != "": // the anchor stays on the key's line
+	default:
+		st, body = colon+1, "\n"+strings.Repeat(" ", indent)+body
 	}
-	s := colon + 1
-	if st != cs { // keep the anchor or tag on the key's line
-		for s = cs; isBlank(d.src[s-1]); s-- {
-		}
-	}
-	s, e, text := d.keepComment(s, te, "\n"+strings.Repeat(" ", indent)+body)
+	s, e, text := d.keepComment(st, te, body)
 	return s, e, text, nil
 }
 
@@ -292,29 +323,34 @@ func (d *doc) replaceItem(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, st
 	if err != nil {
 		return 0, 0, "", err
 	}
-	t := l.node
-	st, cs, te := dash+1, dash+1, dash+1
-	indent := dIndent + 2
+	t, a := l.node, anchor(l.node)
+	st, te := dash+1, dash+1
 	if !empty(t) {
-		st, cs = d.start(t), d.content(t)
+		st = d.start(t)
 		if te, err = d.end(t, dIndent); err != nil {
 			return 0, 0, "", err
 		}
-		indent = d.col(cs)
+	}
+	sameLine := d.line(st) == d.line(dash)
+	indent := dIndent + 2
+	switch {
+	case !sameLine:
+		indent = d.col(d.content(t))
+	case st > dash+1 && a == "":
+		indent = d.col(st)
 	}
 	text, err := d.render(vn, indent, false, prefer)
 	if err != nil {
 		return 0, 0, "", err
 	}
+	text = withAnchor(a, text, isBlock(vn), indent)
 	switch {
-	case d.line(st) != d.line(dash) && isBlock(vn):
-		return d.lineStart(cs), te, strings.Repeat(" ", indent) + text, nil
-	case d.line(st) != d.line(dash):
-		return cs, te, text, nil
-	case cs == dash+1:
+	case !sameLine && isBlock(vn):
+		st, text = d.lineStart(st), strings.Repeat(" ", indent)+text
+	case sameLine && st == dash+1:
 		text = " " + text
 	}
-	s, e, text := d.keepComment(cs, te, text)
+	s, e, text := d.keepComment(st, te, text)
 	return s, e, text, nil
 }
 
@@ -336,7 +372,8 @@ func (d *doc) dash(seq *yaml.Node, i, indent int) (int, error) {
 
 // keepComment extends a replacement of [s, e) that becomes several lines
 // over the comment after e, and moves that comment to the end of the new
-// text's first line, where it stays beside the key.
+// text's first line: beside the key, and never after the last line of a
+// literal block, which would take it for content.
 func (d *doc) keepComment(s, e int, text string) (int, int, string) {
 	c := d.comment(e)
 	if c == "" || !strings.Contains(text, "\n") {
