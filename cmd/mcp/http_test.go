@@ -198,8 +198,9 @@ func TestHTTPTokenFile(t *testing.T) {
 	}
 }
 
-// TestMetrics: --metrics serves the Prometheus text on a listener of its
-// own, without a token, and counts the calls.
+// TestMetrics: --metrics serves the metrics plugin's Prometheus text on a
+// listener of its own, without a token: the calls, the bytes read, the
+// session, and the Go runtime's collector.
 func TestMetrics(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
@@ -223,7 +224,16 @@ func TestMetrics(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{"\ngordis_tool_calls_total{tool=\"read\",code=\"OK\"} 1\n", "\ngordis_mcp_sessions 1\n"} {
+	for _, want := range []string{
+		"\ngordis_tool_calls_total{code=\"OK\",tool=\"read\"} 1\n",
+		"\ngordis_tool_call_duration_seconds_count{tool=\"read\"} 1\n",
+		"\ngordis_tool_read_bytes_total{tool=\"read\"} 6\n",
+		"\ngordis_tool_calls_in_flight 0\n",
+		"\ngordis_mcp_sessions 1\n",
+		"\ngordis_auth_failures_total 0\n",
+		"\ngordis_limit_refusals_total{limit=\"rate\"} 0\n",
+		"\n# TYPE go_goroutines gauge\n",
+	} {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
 			t.Errorf("GET %s: %d, lacks %q:\n%s", metricsURL[1], resp.StatusCode, strings.TrimSpace(want), body)
 		}

@@ -26,6 +26,7 @@ import (
 	"github.com/gordis-run/gordis/internal/rootflag"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
+	"github.com/gordis-run/gordis/plugins/metrics"
 	"github.com/gordis-run/gordis/runtime"
 )
 
@@ -254,12 +255,20 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return err
 	}
 	defer closeDeployment()
-	f, server, err := plugServer(d, mcpserver.Config{Cwd: d.Workspace, MaxCallsPerSession: o.maxCalls, CallsPerSecond: o.rate})
+	// The metrics plugin comes first, to count the server's sessions and
+	// calls from the start.
+	var stats *metrics.Metrics
+	if o.metrics != "" {
+		if _, stats, err = plug(d, metrics.Plugin, nil, metrics.Service); err != nil {
+			return err
+		}
+	}
+	f, server, err := plug(d, mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace, MaxCallsPerSession: o.maxCalls, CallsPerSecond: o.rate}, mcpserver.Service)
 	if err != nil {
 		return err
 	}
 	if o.http != "" {
-		return serveHTTP(ctx, o, server, func() bool { return f.State() == runtime.Active }, logger)
+		return serveHTTP(ctx, o, server, stats, func() bool { return f.State() == runtime.Active }, logger)
 	}
 	logger.Info("serving MCP on stdio", "workspace", d.Workspace, "max_message", int64(o.maxMessage))
 	err = server.MCP().Run(ctx, server.IOTransport(stdin, stdout, int64(o.maxMessage)))
@@ -269,23 +278,25 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 	return err
 }
 
-// plugServer loads the server plugin on the deployment's root and returns
-// the service it provides.
-func plugServer(d *gordis.Deployment, cfg mcpserver.Config) (*runtime.Fiber, *mcpserver.Server, error) {
-	f, err := d.Root.Plugin(mcpserver.Plugin, cfg)
+// plug loads p on the deployment's root and returns the service it
+// provides.
+func plug[T any](d *gordis.Deployment, p runtime.Plugin, cfg any, service runtime.Service[T]) (*runtime.Fiber, T, error) {
+	var zero T
+	f, err := d.Root.Plugin(p, cfg)
 	if err == nil {
 		err = f.Wait()
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, zero, err
 	}
-	s, err := mcpserver.Service.Get(f.Context())
+	s, err := service.Get(f.Context())
 	return f, s, err
 }
 
 // serveHTTP serves the streamable transport on /mcp until ctx is done. The
 // start line gives the URL to paste and where the token is, never the token.
-func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready func() bool, logger *slog.Logger) error {
+// With --metrics, stats are served on a listener of their own.
+func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, stats *metrics.Metrics, ready func() bool, logger *slog.Logger) error {
 	opts := mcpserver.HTTPOptions{
 		SessionTimeout: o.sessionTimeout,
 		MaxMessage:     int64(o.maxMessage),
@@ -316,7 +327,7 @@ func serveHTTP(ctx context.Context, o options, server *mcpserver.Server, ready f
 	logger.Info("serving MCP on streamable HTTP", "url", pasteURL(scheme, ln.Addr(), mcpserver.Endpoint, os.Hostname),
 		"token", auth, "max_message", int64(o.maxMessage), "max_sessions", o.maxSessions, "max_calls", o.maxCalls, "rate", o.rate)
 	if o.metrics != "" {
-		stop, err := serveMetrics(o.metrics, server, logger)
+		stop, err := serveMetrics(o.metrics, stats, logger)
 		if err != nil {
 			ln.Close()
 			return err
@@ -364,14 +375,14 @@ func drain(timeout time.Duration, srv *http.Server, server *mcpserver.Server, lo
 	return nil
 }
 
-// serveMetrics serves the server's metrics at /metrics on addr until stop.
-func serveMetrics(addr string, server *mcpserver.Server, logger *slog.Logger) (stop func() error, err error) {
+// serveMetrics serves the metrics at /metrics on addr until stop.
+func serveMetrics(addr string, stats *metrics.Metrics, logger *slog.Logger) (stop func() error, err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", server.MetricsHandler())
+	mux.Handle("GET /metrics", stats)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	go srv.Serve(ln)
 	logger.Info("serving metrics", "metrics", pasteURL("http", ln.Addr(), "/metrics", os.Hostname))
