@@ -235,8 +235,8 @@ var (
 // Start names a call that is starting. It is a copy, not the Call, so that
 // an asynchronous observer reads nothing the call changes as it runs.
 type Start struct {
-	CallID string
-	Tool   string
+	CallID string `json:"callId"`
+	Tool   string `json:"tool"`
 }
 
 // Change says that the tool named Tool was registered (Added) or removed.

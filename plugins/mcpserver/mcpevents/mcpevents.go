@@ -25,19 +25,19 @@ var (
 // Session is an MCP session that opened or closed. ID is the transport's
 // session ID ("" over stdio).
 type Session struct {
-	ID   string
-	Open bool
+	ID   string `json:"id"`
+	Open bool   `json:"open"`
 }
 
 // AuthFailure is a request refused for its bearer token. Remote is the
 // client's address; the token itself is never in the event.
 type AuthFailure struct {
-	Remote string
+	Remote string `json:"remote"`
 }
 
 // Refusal is a request or call a limit refused.
 type Refusal struct {
-	Limit Limit
+	Limit Limit `json:"limit"`
 }
 
 // Limit names one of the server's limits.
