@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,9 +81,13 @@ type Override func(id, name string, config map[string]any) error
 // entryKeys are the keys an entry may have, in the order errors list them.
 var entryKeys = []string{"id", "name", "config", "disabled", "inject", "isolate", "intercept"}
 
-// maxValues bounds the values one file may expand to, so that aliases
-// referring to aliases cannot make a small file huge.
-const maxValues = 1 << 20
+// maxValues bounds the values one file may expand to, and maxDepth their
+// nesting, so that aliases (which may even refer to themselves) cannot
+// make a small file huge or endless.
+const (
+	maxValues = 1 << 16
+	maxDepth  = 64
+)
 
 type parser struct {
 	file     string
@@ -106,10 +111,15 @@ func parse(file string, src []byte, cat *Catalog, override Override) (*tree, err
 	p := &parser{file: file, cat: cat, override: override, t: &tree{byID: map[string]*spec{}, src: src}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		e := &Error{File: file, Err: err}
+		// The parser's errors are the only ones with a line; the others
+		// (an unknown anchor, say) name the file alone.
+		e := &Error{File: file, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
 		var perr *yaml.ParserError
 		if errors.As(err, &perr) {
 			e.Line, e.Err = perr.Line, errors.New(perr.Message)
+			if e.Line == 0 { // the parser gives none at the end of the text
+				e.Line = 1 + bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n"))
+			}
 		}
 		return nil, Errors{e}
 	}
@@ -174,6 +184,14 @@ func (p *parser) entries(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node,
 	}
 	if n.Kind != yaml.SequenceNode {
 		add(parent, n, errors.New("expected a list of entries"))
+		return nil
+	}
+	depth := 0
+	for s := parent; s != nil; s = s.parent {
+		depth++
+	}
+	if p.values += len(n.Content); depth >= maxDepth || p.values > maxValues {
+		add(parent, n, errors.New("groups nested too deep, or too many entries (aliases)"))
 		return nil
 	}
 	list := make([]*spec, 0, len(n.Content))
@@ -518,14 +536,18 @@ func locate(n *yaml.Node, violation string) *yaml.Node {
 // value converts a YAML node to JSON values, expanding ${VAR} in strings.
 // On error it also returns the node at fault.
 func (p *parser) value(n *yaml.Node) (any, *yaml.Node, error) {
-	if p.values++; p.values > maxValues {
-		return nil, n, errors.New("the file expands to too many values (aliases)")
+	return p.valueAt(n, 0)
+}
+
+func (p *parser) valueAt(n *yaml.Node, depth int) (any, *yaml.Node, error) {
+	if p.values++; p.values > maxValues || depth > maxDepth {
+		return nil, n, errors.New("nested too deep, or too many values (aliases)")
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return p.value(n.Alias)
+		return p.valueAt(n.Alias, depth+1)
 	case yaml.DocumentNode:
-		return p.value(resolve(n))
+		return p.valueAt(resolve(n), depth+1)
 	case yaml.MappingNode:
 		obj := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -539,7 +561,7 @@ func (p *parser) value(n *yaml.Node) (any, *yaml.Node, error) {
 			if _, dup := obj[k.Value]; dup {
 				return nil, k, fmt.Errorf("key %q given twice", k.Value)
 			}
-			v, bad, err := p.value(n.Content[i+1])
+			v, bad, err := p.valueAt(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, bad, err
 			}
@@ -549,7 +571,7 @@ func (p *parser) value(n *yaml.Node) (any, *yaml.Node, error) {
 	case yaml.SequenceNode:
 		arr := make([]any, 0, len(n.Content))
 		for _, item := range n.Content {
-			v, bad, err := p.value(item)
+			v, bad, err := p.valueAt(item, depth+1)
 			if err != nil {
 				return nil, bad, err
 			}

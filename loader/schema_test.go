@@ -1,0 +1,57 @@
+package loader_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/gordis-run/gordis/internal/schema"
+	"github.com/gordis-run/gordis/loader"
+)
+
+// The file's schema accepts what the loader accepts and rejects, with the
+// plugin's own schema, what the loader rejects.
+func TestSchema(t *testing.T) {
+	doc, err := loader.Schema(plugins(t, &recorder{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Compile(doc)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{`
+- {id: a, name: counter, config: {greeting: a, limit: 2, roots: [{path: x}]}}
+- {name: plain, disabled: true}
+- id: g
+  name: group
+  isolate: {store: true, fs: shared}
+  intercept: {logger: {name: x}}
+  inject: [store]
+  config:
+    - {name: live, config: {limit: 1}}
+    - {name: group, config: [{name: store}]}
+`, "<nil>"},
+		{"", "<nil>"},
+		{"- {name: counter, config: {limit: 0}}", `"[0].config.limit" must be >= 1`},
+		{"- {name: group, config: [{name: counter, config: {extra: 1}}]}", `unknown property "[0].config[0].config.extra"`},
+		{"- {name: nope}", `"[0].name" must be one of "counter", "live", "plain", "reader", "store", "group"`},
+		{"- {name: plain, colour: red}", `unknown property "[0].colour"`},
+		{"- {name: plain, isolate: {fs: 1}}", `"[0].isolate.fs" must be a boolean or a string`},
+	} {
+		var v any
+		if err := yaml.Unmarshal([]byte(tc.file), &v); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(s.Validate(raw)); got != tc.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", tc.file, got, tc.want)
+		}
+	}
+}
