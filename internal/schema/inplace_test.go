@@ -53,7 +53,6 @@ func TestDecodeInPlace(t *testing.T) {
 		name:    "a syntax error after the string leaves raw as it was",
 		raw:     `{"file_path":"a","content":"x\ny",}`,
 		inPlace: everywhere,
-		want:    writeArgs{FilePath: "a"}, // as Decode leaves it
 		err:     "invalid JSON: invalid character '}' looking for beginning of object key string",
 	}, {
 		name:    "so does a violation",
@@ -173,8 +172,9 @@ func FuzzDecodeInPlace(f *testing.F) {
 }
 
 // FuzzUnquoteInPlace holds the in-place unescaper to encoding/json: the
-// same string for every literal it accepts, and an error for every one
-// the scan before it rejects.
+// same string for every literal the check before it accepts, an error from
+// encoding/json for every one it rejects, and a change reported exactly
+// when the decoding differs from the literal's body.
 func FuzzUnquoteInPlace(f *testing.F) {
 	for _, seed := range []string{
 		``, `plain`, `\n\t\"\\\/\b\f\r`, `\u00e9\ud83d\ude00\ud800\udc00x`, `\ud800`, `\ud800\u0041`,
@@ -186,16 +186,20 @@ func FuzzUnquoteInPlace(f *testing.F) {
 		lit := append(append([]byte{'"'}, body...), '"')
 		var want string
 		wantErr := json.Unmarshal(lit, &want)
-		end, n, _, ok := unquote(lit, 1, nil)
-		ok = ok && end == len(lit)-1 // a quote inside ends the literal early
+		end := checkedQuote(lit, 1)
+		ok := end == len(lit)-1 // a quote inside ends the literal early
 		if ok != (wantErr == nil) {
-			t.Fatalf("%q: scanned ok=%v, encoding/json says %v", body, ok, wantErr)
+			t.Fatalf("%q: checked ok=%v, encoding/json says %v", body, ok, wantErr)
 		}
 		if !ok {
 			return
 		}
-		if got := unquoteInPlace(lit[1:end], n); got != want {
+		got, changed := unquoteInPlace(lit[1:end])
+		if got != want {
 			t.Fatalf("%q: decoded %q, want %q", body, got, want)
+		}
+		if wantChanged := !bytes.Equal(body, []byte(want)); changed != wantChanged {
+			t.Fatalf("%q: changed %v, want %v", body, changed, wantChanged)
 		}
 	})
 }
