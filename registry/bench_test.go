@@ -1,9 +1,11 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +91,34 @@ func BenchmarkBatch10Parallel(b *testing.B) {
 				b.Fatal(res.Text)
 			}
 		}
+	}
+}
+
+// BenchmarkExecuteLongString: a call with 8 MiB of text (a newline every
+// 64 bytes), its arguments fresh each time as a line read from input is;
+// handed over, the text is decoded into them instead of into a copy.
+func BenchmarkExecuteLongString(b *testing.B) {
+	root, r := newRegistry(b, Config{})
+	tool, err := Define("put", "", func(_ context.Context, _ *Call, a pathArgs) (int, error) {
+		return len(a.Content), nil
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mustRegister(b, root, r, tool)
+	content := strings.Repeat(strings.Repeat("x", 63)+"\n", 8<<20/64)
+	args, _ := json.Marshal(pathArgs{FilePath: "a.txt", Content: content})
+	ctx := context.Background()
+	for _, handOver := range []bool{false, true} {
+		b.Run(fmt.Sprintf("handOver=%v", handOver), func(b *testing.B) {
+			b.SetBytes(int64(len(content)))
+			b.ReportAllocs()
+			for b.Loop() {
+				call := &Call{ID: "c", Tool: "put", Args: bytes.Clone(args), HandOverArgs: handOver}
+				if res := r.Execute(ctx, call); res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
 	}
 }

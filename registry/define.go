@@ -38,12 +38,13 @@ func Define[A, V any](name, description string, run func(ctx context.Context, ca
 	if err != nil {
 		return Tool{}, fmt.Errorf("registry: tool %q: %w", name, err)
 	}
-	decode := func(raw []byte) (any, error) {
+	decode := func(raw []byte, inPlace func(string, int) bool) (any, []schema.Span, error) {
 		var a A
-		if err := dec.Decode(raw, &a); err != nil {
-			return nil, argsError(err)
+		spans, err := dec.DecodeInPlace(raw, &a, inPlace)
+		if err != nil {
+			return nil, nil, argsError(err)
 		}
-		return a, nil
+		return a, spans, nil
 	}
 	t := Tool{
 		Name:        name,
@@ -55,7 +56,7 @@ func Define[A, V any](name, description string, run func(ctx context.Context, ca
 		Execute: func(ctx context.Context, call *Call) (any, error) {
 			a, ok := call.decoded.of(call.Args).(A)
 			if !ok {
-				v, err := decode(call.Args)
+				v, _, err := decode(call.Args, nil)
 				if err != nil {
 					return nil, err
 				}

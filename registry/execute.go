@@ -7,7 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
+
+	"github.com/gordis-run/gordis/internal/clip"
+	"github.com/gordis-run/gordis/internal/schema"
 )
 
 // Execute runs one call through the whole pipeline; it never panics.
@@ -71,7 +75,7 @@ func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
 	normalizeArgs(call)
 	call.decoded = decoded{}
 	if e.decode != nil {
-		v, err := e.decode(call.Args)
+		v, err := decodeArgs(call, e)
 		if err != nil {
 			return nil, fromError(call, err)
 		}
@@ -89,6 +93,40 @@ func (r *Registry) prepare(ctx context.Context, call *Call) (*entry, *Result) {
 		return nil, failure(call, cmp.Or(d.Reason, msgDenied), NameDenied, CodeDenied)
 	}
 	return e, nil
+}
+
+// inPlaceMin is the size above which a handed-over string is decoded in
+// place: a smaller one costs microseconds to copy, and stays whole in Args.
+const inPlaceMin = 64 << 10
+
+// decodeArgs validates and decodes the arguments of a Define tool; for a
+// call that hands them over, it decodes long strings into them and replaces
+// Args with a copy in which those are cut (see Call.HandOverArgs).
+func decodeArgs(call *Call, e *entry) (any, error) {
+	var inPlace func(string, int) bool
+	if call.HandOverArgs {
+		inPlace = func(name string, size int) bool {
+			return size > inPlaceMin && !slices.Contains(e.Traits.Paths, name)
+		}
+	}
+	v, spans, err := e.decode(call.Args, inPlace)
+	if len(spans) > 0 {
+		call.Args = cutArgs(call.Args, spans)
+	}
+	return v, err
+}
+
+// cutArgs is raw with the string literals at spans, which no longer hold
+// JSON, replaced by their values cut as clip.String cuts them.
+func cutArgs(raw []byte, spans []schema.Span) json.RawMessage {
+	var out []byte
+	prev := 0
+	for _, sp := range spans {
+		lit, _ := json.Marshal(clip.String(sp.Value)) // a string always has a JSON form
+		out = append(append(out, raw[prev:sp.Start]...), lit...)
+		prev = sp.End
+	}
+	return append(out, raw[prev:]...)
 }
 
 func normalizeArgs(call *Call) {

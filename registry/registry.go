@@ -63,6 +63,16 @@ type Call struct {
 	Tool    string          `json:"tool"`
 	Args    json.RawMessage `json:"args"`
 	Session Session         `json:"session,omitempty"` // nil outside an agent
+	// HandOverArgs gives the bytes of Args to the registry: the caller
+	// neither reads nor writes them again, nor runs the call a second time.
+	// A string argument of a Define tool longer than 64 KiB may then be
+	// decoded into those bytes, which the tool's value shares, instead of
+	// into a copy: a 64 MiB write holds its content once, not twice. Args
+	// is then replaced by a copy in which each such string is cut as
+	// internal/clip cuts a quote ("…(N bytes more)"): tools/pre-execute
+	// listeners, the tool and whoever reads Args after the call see that
+	// copy. A path argument (Traits.Paths) is never cut.
+	HandOverArgs bool `json:"-"`
 
 	decoded decoded // set by the registry for a tool built with Define
 }
@@ -108,8 +118,13 @@ type Tool struct {
 // schema, and the one-pass validation and decoding into the Go type.
 type typedArgs struct {
 	schema *schema.Schema
-	decode func(raw []byte) (any, error)
+	decode decodeFunc
 }
+
+// decodeFunc validates and decodes a Define tool's arguments, decoding the
+// strings inPlace picks into raw (schema.Decoder.DecodeInPlace; nil picks
+// none).
+type decodeFunc func(raw []byte, inPlace func(name string, size int) bool) (any, []schema.Span, error)
 
 // Traits describe what a tool's calls do, so that permission plugins and
 // protocol adapters (MCP's readOnlyHint and destructiveHint) need not know
@@ -264,7 +279,7 @@ type Registry struct {
 type entry struct {
 	Tool
 	args   *schema.Schema
-	decode func(raw []byte) (any, error)
+	decode decodeFunc
 }
 
 // New returns a registry whose events are dispatched on ctx. Hosts that do
