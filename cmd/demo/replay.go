@@ -115,8 +115,9 @@ func runReplay(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // replayCall is one call of the input. Args are the bytes of the line,
-// handed to the registry as they are: its one-pass decoder copies each
-// string once, so a write of 64 MiB is never copied on the way.
+// handed over to the registry (registry.Call.HandOverArgs): the line is
+// storage of its own, read once, so a write's 64 MiB content is decoded
+// where it stands, never copied.
 type replayCall struct {
 	Tool    string
 	Args    json.RawMessage
@@ -327,6 +328,9 @@ func (r *replayer) call(c replayCall) *registry.Call {
 		Tool:    c.Tool,
 		Args:    c.Args,
 		Session: r.session(c.Session),
+		// Nothing reads the line after the call: the output is made of
+		// the result alone.
+		HandOverArgs: true,
 	}
 }
 
