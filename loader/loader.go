@@ -70,6 +70,9 @@ var groupPlugin = runtime.Func(Group, func(*runtime.Context) error { return nil 
 // ctx, in file order. A file that does not parse or validate plugs nothing:
 // the error is an Errors naming each problem with its position.
 func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loader, error) {
+	if cat == nil {
+		return nil, errors.New("loader: nil catalogue")
+	}
 	l := &Loader{
 		file:    file,
 		cat:     cat,
@@ -90,7 +93,7 @@ func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loa
 	}
 	l.top, l.log = top, top.Context().Logger()
 	if err := top.Wait(); err != nil {
-		return nil, err
+		return nil, errors.Join(err, top.Dispose())
 	}
 	l.reloadMu.Lock()
 	defer l.reloadMu.Unlock()
