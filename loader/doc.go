@@ -4,15 +4,16 @@
 // The file is YAML (JSON is YAML too): a list of entries, each a plugin
 // from a [Catalog] with its config, or a group of entries.
 //
-//   - id: fs                 # unique in the file; generated and written back if absent
-//     name: fslocal          # a plugin of the catalogue
-//     config:
-//     cwd: ${HOME}/project # ${VAR} and ${VAR:-default} read the environment
-//   - id: extra
-//     name: group            # its config is a list of entries
-//     isolate: {fs: true}    # a domain of its own for the fs service
-//     config:
-//   - {id: audit, name: auditlog, disabled: true}
+//	# gordis.yaml
+//	- id: fs                 # unique in the file; generated and written back if absent
+//	  name: fslocal          # a plugin of the catalogue
+//	  config:
+//	    cwd: ${HOME}/project # ${VAR} and ${VAR:-default} read the environment
+//	- id: extra
+//	  name: group            # its config is a list of entries
+//	  isolate: {fs: true}    # a domain of its own for the fs service
+//	  config:
+//	    - {id: audit, name: auditlog, disabled: true}
 //
 // [Open] checks the whole file before it plugs anything: every error
 // names the file, line, column and entry. [Loader.Reload] (and
