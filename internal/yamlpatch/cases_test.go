@@ -127,14 +127,45 @@ var editCases = []editCase{
       config:
         readLimit: 10
 `},
-	{name: "block mapping replaced in its indentation", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x", "y"}},
+	{name: "config updated key by key, comments and flow kept", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x", "y"}},
 		want: `# deployment
 - id: fs   # stable
   config:
-    cwd: /a
-    roots:
+    cwd: /a # workspace
+
+    roots: [x, "y"]
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "config with a key removed and one added", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "~/p", "writeLimit": 5},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    cwd: ~/p # workspace
+    writeLimit: 5
+
+- id: tools
+  config: {readLimit: 2000}   # caps
+- name: group
+  config:
+    - {id: audit, name: log, disabled: true}
+    - id: inner
+      config:
+        readLimit: 10
+`},
+	{name: "block mapping replaced in its indentation", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"a": 1, "b": []any{"x"}},
+		want: `# deployment
+- id: fs   # stable
+  config:
+    a: 1
+    b:
       - x
-      - "y"
 - id: tools
   config: {readLimit: 2000}   # caps
 - name: group
@@ -320,8 +351,8 @@ b: y
 		want: "a: 1\nb: y\n"},
 	{name: "multi-line double quoted replaced", src: "a: \"one\n  two\"\nb: y\n", op: "set", path: Path{"a"}, value: 1,
 		want: "a: 1\nb: y\n"},
-	{name: "CRLF set", src: crlf(entries), op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x"}},
-		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    cwd: /a\r\n    roots:\r\n      - x\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+	{name: "CRLF set", src: crlf(entries), op: "set", path: Path{0, "config"}, value: map[string]any{"a": "/a", "b": []any{"x"}},
+		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    a: /a\r\n    b:\r\n      - x\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
 	{name: "CRLF add", src: crlf(entries), op: "set", path: Path{0, "disabled"}, value: true,
 		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    cwd: ~/p # workspace\r\n\r\n    roots: [{path: v}]\r\n  disabled: true\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
 	{name: "CRLF delete", src: crlf(entries), op: "delete", path: Path{0, "config", "cwd"},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"strings"
 
@@ -35,38 +34,55 @@ func (l loc) at() *yaml.Node {
 }
 
 func edit(src []byte, path Path, o op, value any) ([]byte, error) {
-	fail := func(n *yaml.Node, err error) error {
-		e := &Error{Path: path, Err: err}
-		if n != nil {
-			e.Line, e.Col = n.Line, n.Column
-		}
-		return e
-	}
 	d, err := parse(src)
 	if err != nil {
-		return nil, fail(nil, err)
+		return nil, &Error{Path: path, Err: err}
 	}
 	var vn *yaml.Node
 	if o != opDelete {
 		if vn, err = encode(value); err != nil {
-			return nil, fail(nil, err)
+			return nil, &Error{Path: path, Err: err}
 		}
 	}
+	next, err := d.edit(path, o, vn)
+	if err != nil {
+		return nil, err
+	}
+	return next.src, nil
+}
+
+// fail makes the *Error for an edit at path that failed at node n.
+func fail(path Path, n *yaml.Node, err error) error {
+	e := &Error{Path: path, Err: err}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	return e
+}
+
+// edit makes one edit, vn being the new value (nil for opDelete), and
+// returns the edited document.
+func (d *doc) edit(path Path, o op, vn *yaml.Node) (*doc, error) {
 	l, bad, err := d.resolve(path, o)
 	if err != nil {
-		return nil, fail(bad, err)
+		return nil, fail(path, bad, err)
 	}
 	start, end, text, err := d.patch(l, path, o, vn)
 	if err != nil {
-		return nil, fail(l.at(), err)
+		return nil, fail(path, l.at(), err)
+	}
+	src := d.src
+	if end == len(src) && strings.Contains(text, "\n") && d.lines[len(d.lines)-1] != len(src) {
+		text += "\n" // the last line of a block scalar needs its break
 	}
 	text = strings.ReplaceAll(text, "\n", d.nl)
 	out := make([]byte, 0, len(src)-(end-start)+len(text))
 	out = append(append(append(out, src[:start]...), text...), src[end:]...)
-	if err := d.verify(out, path, o, vn); err != nil {
-		return nil, fail(l.at(), err)
+	next, err := d.verify(out, path, o, vn)
+	if err != nil {
+		return nil, fail(path, l.at(), err)
 	}
-	return out, nil
+	return next, nil
 }
 
 // encode turns value into a node. The encoder panics on values it has no
@@ -371,15 +387,19 @@ func (d *doc) dash(seq *yaml.Node, i, indent int) (int, error) {
 }
 
 // keepComment extends a replacement of [s, e) that becomes several lines
-// over the comment after e, and moves that comment to the end of the new
-// text's first line: beside the key, and never after the last line of a
-// literal block, which would take it for content.
+// to the end of e's line, and moves the comment there to the end of the
+// new text's first line: it stays beside the key, and neither it nor
+// trailing blanks end up after the last line of a literal block, which
+// would take them for content.
 func (d *doc) keepComment(s, e int, text string) (int, int, string) {
-	c := d.comment(e)
-	if c == "" || !strings.Contains(text, "\n") {
+	if !strings.Contains(text, "\n") {
 		return s, e, text
 	}
-	return s, d.lineEnd(e), withComment(text, c)
+	le := d.lineEnd(e)
+	if rest := bytes.TrimLeft(d.src[e:le], " \t"); len(rest) > 0 && rest[0] != '#' {
+		return s, e, text
+	}
+	return s, le, withComment(text, d.comment(e))
 }
 
 func withComment(text, c string) string {
@@ -475,6 +495,9 @@ func (d *doc) remove(l loc, path Path) (int, int, string, error) {
 	}
 	indent := d.indent(p)
 	s := d.start(first)
+	if q := bytes.TrimRight(d.src[d.lineStart(s):s], " \t"); bytes.HasSuffix(q, []byte("?")) {
+		s = d.lineStart(s) + len(q) - 1 // "? key": the indicator goes too
+	}
 	if p.Kind == yaml.SequenceNode {
 		var err error
 		if s, err = d.dash(p, l.i, indent); err != nil {
@@ -502,30 +525,35 @@ func (d *doc) remove(l loc, path Path) (int, int, string, error) {
 	return s, next, "", nil
 }
 
-// verify checks that out parses and means the input with the one change.
-func (d *doc) verify(out []byte, path Path, o op, vn *yaml.Node) error {
+// verify checks that out parses and means the input with the one change,
+// and returns it parsed.
+func (d *doc) verify(out []byte, path Path, o op, vn *yaml.Node) (*doc, error) {
 	var before, want, after any
 	if d.root != nil {
 		if err := d.root.Decode(&before); err != nil {
-			return fmt.Errorf("%w: %v", ErrSyntax, err)
+			return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 		}
 	}
 	if vn != nil {
 		if err := vn.Decode(&want); err != nil {
-			return fmt.Errorf("%w: %v", ErrUnsupported, err)
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
 	}
 	expect, ok := apply(before, path, o, want)
 	if !ok {
-		return fmt.Errorf("%w: the decoded document does not follow the path", ErrUnsupported)
+		return nil, fmt.Errorf("%w: the decoded document does not follow the path", ErrUnsupported)
 	}
-	if err := yaml.NewDecoder(bytes.NewReader(out)).Decode(&after); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: the edited text would not parse: %v", ErrUnsupported, err)
+	next, err := parse(out)
+	if err == nil && next.root != nil {
+		err = next.root.Decode(&after)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: the edited text would not parse: %v", ErrUnsupported, err)
 	}
 	if !reflect.DeepEqual(expect, after) {
-		return fmt.Errorf("%w: the edit would change more than the value at the path (an anchor or alias, or a style the package cannot keep)", ErrUnsupported)
+		return nil, fmt.Errorf("%w: the edit would change more than the value at the path (an anchor or alias, or a style the package cannot keep)", ErrUnsupported)
 	}
-	return nil
+	return next, nil
 }
 
 // apply makes the edit on a decoded document.

@@ -102,14 +102,6 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Set replaces the value at path with value, rendered as YAML in the style
-// of the surrounding document. When the last step is a key that its mapping
-// lacks, the key is added after the mapping's last entry. value is anything
-// go.yaml.in/yaml/v4 encodes.
-func Set(src []byte, path Path, value any) ([]byte, error) {
-	return edit(src, path, opSet, value)
-}
-
 // Insert adds the key path[len(path)-1] with value as the first entry of
 // its mapping (where an id reads best). The key must be absent.
 func Insert(src []byte, path Path, value any) ([]byte, error) {

@@ -1,0 +1,118 @@
+package yamlpatch
+
+import (
+	"bytes"
+	"reflect"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Set makes the value at path equal to value, changing as little text as
+// it can: where the old and the new value are both mappings that share a
+// key, or sequences of one length, only the entries that differ are
+// edited, so the comments, order and style of the others stay. What it
+// writes is rendered in the style of its surroundings. When the last step
+// is a key that its mapping lacks, the key is added after the mapping's
+// last entry. value is anything go.yaml.in/yaml/v4 encodes; a struct's
+// field names are the yaml tags', so a value meant to match JSON names is
+// best given as a map.
+func Set(src []byte, path Path, value any) ([]byte, error) {
+	d, err := parse(src)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	vn, err := encode(value)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	l, bad, err := d.resolve(path, opSet)
+	switch {
+	case err != nil:
+		return nil, fail(path, bad, err)
+	case l.node == nil:
+		if d, err = d.edit(path, opSet, vn); err != nil {
+			return nil, err
+		}
+		return d.src, nil
+	}
+	steps := diff(l.node, vn, path, nil)
+	if len(steps) == 0 {
+		return bytes.Clone(src), nil
+	}
+	for _, s := range steps {
+		if d, err = d.edit(s.path, s.op, s.value); err != nil {
+			return nil, err
+		}
+	}
+	return d.src, nil
+}
+
+// step is one edit of a Set.
+type step struct {
+	path  Path
+	op    op
+	value *yaml.Node
+}
+
+// diff appends the edits that turn old, at path, into vn.
+func diff(old, vn *yaml.Node, path Path, steps []step) []step {
+	if same(old, vn) {
+		return steps
+	}
+	sub := func(s any) Path { return append(path[:len(path):len(path)], s) }
+	switch {
+	case old.Kind == yaml.MappingNode && vn.Kind == yaml.MappingNode:
+		oldKeys, newKeys := keys(old), keys(vn)
+		shared := false
+		for k := range oldKeys {
+			if _, ok := newKeys[k]; ok {
+				shared = true
+			}
+		}
+		if !shared {
+			break
+		}
+		for i := 0; i+1 < len(old.Content); i += 2 {
+			if k := old.Content[i].Value; newKeys[k] == nil {
+				steps = append(steps, step{sub(k), opDelete, nil})
+			}
+		}
+		for i := 0; i+1 < len(old.Content); i += 2 {
+			if k := old.Content[i].Value; newKeys[k] != nil {
+				steps = diff(old.Content[i+1], newKeys[k], sub(k), steps)
+			}
+		}
+		for i := 0; i+1 < len(vn.Content); i += 2 {
+			if k := vn.Content[i].Value; oldKeys[k] == nil {
+				steps = append(steps, step{sub(k), opSet, vn.Content[i+1]})
+			}
+		}
+		return steps
+	case old.Kind == yaml.SequenceNode && vn.Kind == yaml.SequenceNode && len(old.Content) == len(vn.Content):
+		for i := range old.Content {
+			steps = diff(old.Content[i], vn.Content[i], sub(i), steps)
+		}
+		return steps
+	}
+	return append(steps, step{path, opSet, vn})
+}
+
+// keys maps the scalar keys of mapping n to their values; nil when a key
+// is not a scalar or appears twice, which only a whole replacement handles.
+func keys(n *yaml.Node) map[string]*yaml.Node {
+	m := make(map[string]*yaml.Node, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if _, dup := m[k.Value]; dup || k.Kind != yaml.ScalarNode {
+			return nil
+		}
+		m[k.Value] = n.Content[i+1]
+	}
+	return m
+}
+
+// same reports whether a and b mean the same value.
+func same(a, b *yaml.Node) bool {
+	var x, y any
+	return a.Decode(&x) == nil && b.Decode(&y) == nil && reflect.DeepEqual(x, y)
+}
