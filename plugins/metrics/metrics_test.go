@@ -101,20 +101,25 @@ func (h *host) scrape(t testing.TB) map[string]float64 {
 
 func (h *host) families(t testing.TB) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := http.Get(h.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET: %s", resp.Status)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
+	fams, err := families(h.url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fams
+}
+
+// families gets and parses the exposition at url.
+func families(url string) (map[string]*dto.MetricFamily, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(resp.Body)
 }
 
 func labels(ls []*dto.LabelPair) string {
@@ -265,8 +270,10 @@ func TestTwoDeployments(t *testing.T) {
 	}
 }
 
-// TestConcurrentCallsAndScrapes: calls from many goroutines while others
-// scrape; once they are done every call is counted, none is in flight.
+// TestConcurrentCallsAndScrapes: calls from many goroutines while another
+// scrapes: no scrape sees more calls in flight than callers, or fewer than
+// none (a call's start is observed before its result); once they are done
+// every call is counted, none is in flight.
 func TestConcurrentCallsAndScrapes(t *testing.T) {
 	h := newHost(t)
 	h.file(t, "a.txt", "alpha\n")
@@ -282,7 +289,12 @@ func TestConcurrentCallsAndScrapes(t *testing.T) {
 				scraped <- n
 				return
 			default:
-				h.scrape(t)
+				fams, err := families(h.url)
+				if err != nil {
+					t.Error(err)
+				} else if v := fams["gordis_tool_calls_in_flight"].GetMetric()[0].GetGauge().GetValue(); v < 0 || v > workers {
+					t.Errorf("%v calls in flight, want 0 to %d", v, workers)
+				}
 				n++
 			}
 		}
