@@ -21,10 +21,13 @@ const callTimeout = time.Minute
 // calls as fast as they are answered. Memory is in bytes: of the one
 // server over HTTP, summed over the session's processes over stdio.
 type Result struct {
-	Transport       string  `json:"transport"`
-	Sessions        int     `json:"sessions"`
-	CallsPerSession int     `json:"calls_per_session"`
-	Load            float64 `json:"load_average"` // of the last minute, before the run
+	Transport       string `json:"transport"`
+	Sessions        int    `json:"sessions"`
+	CallsPerSession int    `json:"calls_per_session"`
+	// Interval is how often a session starts a call (nanoseconds); 0: as
+	// soon as its last call is answered.
+	Interval time.Duration `json:"interval_ns"`
+	Load     float64       `json:"load_average"` // of the last minute, before the run
 	// Seconds is the call phase: from the first call to the last answer.
 	Seconds        float64       `json:"seconds"`
 	CallsPerSecond float64       `json:"calls_per_second"`
@@ -40,6 +43,11 @@ type Result struct {
 	RSSOpen        int64         `json:"rss_open_bytes"`  // every session open, its calls done
 	RSSPeak        int64         `json:"rss_peak_bytes"`  // the high-water mark (VmHWM) by then
 	RSSAfter       int64         `json:"rss_after_bytes"` // HTTP: --settle after the last session closed; stdio: 0, the processes are gone
+	// The heap the server's last collection found live (GODEBUG=gctrace,
+	// whole MiB), HTTP only: before the first session, and after the last
+	// closed, from a collection in --settle; -1 when none ran.
+	HeapStart int64 `json:"heap_live_start_bytes"`
+	HeapAfter int64 `json:"heap_live_after_bytes"`
 }
 
 // PerSession is what one more open session costs in resident memory.
@@ -87,8 +95,17 @@ func (t *tally) fail(err error) {
 // measure opens n sessions through tr at once, has each make calls calls
 // (a read of its file, then an edit of it, and so on: the read first, as
 // the read-before-write policy wants) once all are open, then closes them.
-func measure(ctx context.Context, tr transport, transportName, ws string, n, calls int, settle time.Duration) (Result, error) {
-	r := Result{Transport: transportName, Sessions: n, CallsPerSession: calls, Load: loadAverage()}
+// With an interval each session starts a call every interval, the first
+// ones spread evenly over the first interval; without, as soon as its last
+// call is answered.
+func measure(ctx context.Context, tr transport, transportName, ws string, n, calls int, interval, settle time.Duration) (Result, error) {
+	r := Result{Transport: transportName, Sessions: n, CallsPerSession: calls, Interval: interval, Load: loadAverage(), HeapStart: -1, HeapAfter: -1}
+	gc, traced := tr.(gcTracer)
+	if traced {
+		if gcs, live := gc.lastGC(); gcs > 0 {
+			r.HeapStart = live
+		}
+	}
 	if pids := tr.pids(); len(pids) > 0 {
 		m, err := sumMemory(pids)
 		if err != nil {
@@ -131,7 +148,8 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	var called sync.WaitGroup
 	for i, cs := range sessions {
 		if cs != nil {
-			called.Go(func() { session(ctx, cs, fileOf(i), calls, &tallies[i]) })
+			first := start.Add(interval * time.Duration(i) / time.Duration(n))
+			called.Go(func() { session(ctx, cs, fileOf(i), calls, first, interval, &tallies[i]) })
 		}
 	}
 	called.Wait()
@@ -153,10 +171,15 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		}
 	}
 	closed.Wait()
-	if transportName == "http" {
+	tr.hangUp()
+	if traced {
+		before, _ := gc.lastGC()
 		time.Sleep(settle)
 		if m, err := sumMemory(pids); err == nil {
 			r.RSSAfter, r.RSSPeak = m.rss, max(r.RSSPeak, m.hwm)
+		}
+		if gcs, live := gc.lastGC(); gcs > before {
+			r.HeapAfter = live
 		}
 	}
 
@@ -188,9 +211,18 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 }
 
 // session makes the calls of one session, alternating a read and an edit
-// of its own file, so that no two sessions' edits meet.
-func session(ctx context.Context, cs *mcp.ClientSession, file string, calls int, t *tally) {
+// of its own file, so that no two sessions' edits meet; the first at
+// first, then one every interval (at once after a call that took longer).
+func session(ctx context.Context, cs *mcp.ClientSession, file string, calls int, first time.Time, interval time.Duration, t *tally) {
+	next := first
 	for i := range calls {
+		if interval > 0 {
+			time.Sleep(time.Until(next))
+			if now := time.Now(); now.After(next) {
+				next = now
+			}
+			next = next.Add(interval)
+		}
 		if i%2 == 0 {
 			d, err := call(ctx, cs, "read", map[string]any{"file_path": file})
 			if err != nil {

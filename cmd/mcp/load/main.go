@@ -55,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	transportsFlag := fl.String("transport", "http,stdio", "the transports to measure: http, stdio or both, comma-separated")
 	asJSON := fl.Bool("json", false, "print the results as JSON")
 	bin := fl.String("gordis", "", "the cmd/mcp `binary` (default: go build ./cmd/mcp into a temporary directory)")
+	interval := fl.Duration("interval", 0, "how often each session starts a call, as an agent between its model's answers (0: as soon as its last call is answered)")
 	settle := fl.Duration("settle", 2*time.Second, "over HTTP, how long after the last session closed the server's memory is read")
 	if err := fl.Parse(args); err != nil {
 		return err
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var results []Result
 	for _, n := range sessions {
 		for _, name := range transports {
-			r, err := runOne(ctx, name, *bin, filepath.Join(tmp, fmt.Sprintf("%s-%d", name, n)), n, *calls, *settle)
+			r, err := runOne(ctx, name, *bin, filepath.Join(tmp, fmt.Sprintf("%s-%d", name, n)), n, *calls, *interval, *settle)
 			if err != nil {
 				return fmt.Errorf("%s, %d sessions: %w", name, n, err)
 			}
@@ -111,7 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // runOne measures n sessions over one transport, with servers of their own
 // on a workspace of their own in dir.
-func runOne(ctx context.Context, name, bin, dir string, n, calls int, settle time.Duration) (Result, error) {
+func runOne(ctx context.Context, name, bin, dir string, n, calls int, interval, settle time.Duration) (Result, error) {
 	ws := filepath.Join(dir, "workspace")
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		return Result{}, err
@@ -127,7 +128,7 @@ func runOne(ctx context.Context, name, bin, dir string, n, calls int, settle tim
 		}
 		tr = s
 	}
-	r, err := measure(ctx, tr, name, ws, n, calls, settle)
+	r, err := measure(ctx, tr, name, ws, n, calls, interval, settle)
 	return r, errors.Join(err, tr.stop())
 }
 
@@ -146,19 +147,19 @@ func counts(list string) ([]int, error) {
 
 // report prints the results as a Markdown table, then the first errors.
 func report(w io.Writer, results []Result) {
-	fmt.Fprintln(w, "| transport | sessions | calls | errors | calls/s | read p50 / p99 / max ms | edit p50 / p99 / max ms | open p50 / max ms | server CPU µs/call | client CPU µs/call | RSS start / open / peak / after MiB | per session KiB | load |")
-	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", 13))
+	fmt.Fprintln(w, "| transport | sessions | calls | errors | calls/s | read p50 / p99 / max ms | edit p50 / p99 / max ms | open p50 / max ms | server CPU µs/call | client CPU µs/call | RSS start / open / peak / after MiB | per session KiB | live heap start / after MiB | load |")
+	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", 14))
 	for _, r := range results {
 		calls := r.Read.Calls + r.Edit.Calls
 		after := "–"
 		if r.Transport == "http" {
 			after = mib(r.RSSAfter)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f | %s | %s | %s / %s | %.0f | %.0f | %s / %s / %s / %s | %d | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f | %s | %s | %s / %s | %.0f | %.0f | %s / %s / %s / %s | %d | %s / %s | %.2f |\n",
 			r.Transport, r.Sessions, calls, r.Errors, r.CallsPerSecond,
 			spread(r.Read), spread(r.Edit), ms(r.Connect.P50), ms(r.Connect.Max),
 			perCall(r.ServerCPU, calls), perCall(r.ClientCPU, calls),
-			mib(r.RSSStart), mib(r.RSSOpen), mib(r.RSSPeak), after, r.PerSession()>>10, r.Load)
+			mib(r.RSSStart), mib(r.RSSOpen), mib(r.RSSPeak), after, r.PerSession()>>10, heap(r.HeapStart), heap(r.HeapAfter), r.Load)
 	}
 	var errs []string
 	for _, r := range results {
@@ -176,6 +177,14 @@ func spread(l Latency) string { return ms(l.P50) + " / " + ms(l.P99) + " / " + m
 func ms(d time.Duration) string { return strconv.FormatFloat(d.Seconds()*1e3, 'f', 2, 64) }
 
 func mib(b int64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) }
+
+// heap is a live heap in MiB, or a dash where no collection said.
+func heap(b int64) string {
+	if b < 0 {
+		return "–"
+	}
+	return strconv.FormatInt(b>>20, 10)
+}
 
 func perCall(cpu time.Duration, calls int) float64 {
 	if calls == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ func memoryOf(pid int) (memory, error) {
 // parseStatus reads VmRSS and VmHWM from the text of /proc/PID/status.
 func parseStatus(status []byte) (memory, error) {
 	var m memory
-	var found int
+	var rss, hwm bool
 	for line := range bytes.Lines(status) {
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
@@ -35,21 +36,20 @@ func parseStatus(status []byte) (memory, error) {
 		var dst *int64
 		switch string(name) {
 		case "VmRSS":
-			dst = &m.rss
+			dst, rss = &m.rss, true
 		case "VmHWM":
-			dst = &m.hwm
+			dst, hwm = &m.hwm, true
 		default:
 			continue
 		}
 		kib, ok := bytes.CutSuffix(bytes.TrimSpace(value), []byte(" kB"))
 		n, err := strconv.ParseInt(string(bytes.TrimSpace(kib)), 10, 64)
-		if !ok || err != nil || n < 0 {
+		if !ok || err != nil || n < 0 || n > math.MaxInt64>>10 {
 			return memory{}, fmt.Errorf("/proc status: malformed %s line %q", name, bytes.TrimSpace(line))
 		}
 		*dst = n << 10
-		found++
 	}
-	if found != 2 {
+	if !rss || !hwm {
 		return memory{}, errors.New("/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)")
 	}
 	return m, nil

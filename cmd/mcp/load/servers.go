@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,7 +25,9 @@ import (
 type transport interface {
 	connect(ctx context.Context) (*mcp.ClientSession, error)
 	pids() []int
-	// stop ends what the transport started once its sessions are closed.
+	// hangUp is told that every session is closed: the clients are gone.
+	hangUp()
+	// stop ends what the transport started.
 	stop() error
 }
 
@@ -37,9 +40,47 @@ type httpServer struct {
 	client *http.Client
 	log    *lastLines
 	exited chan error
+
+	mu      sync.Mutex
+	gcs     int   // collections so far
+	gcAfter int64 // heap marked live by the last one, in bytes
 }
 
-var _ transport = (*httpServer)(nil)
+var (
+	_ transport = (*httpServer)(nil)
+	_ gcTracer  = (*httpServer)(nil)
+)
+
+// gcTracer is a transport that knows its server's collections.
+type gcTracer interface {
+	// lastGC returns how many collections the server has made and the
+	// heap the last one found live, in bytes.
+	lastGC() (n int, live int64)
+}
+
+// gcTraced matches a line of GODEBUG=gctrace=1: the figures of "A->B->C MB"
+// are the heap at the start and end of the collection and the heap marked
+// live, in MiB (which the runtime calls MB).
+var gcTraced = regexp.MustCompile(`^gc \d+ @.* (\d+)->(\d+)->(\d+) MB`)
+
+func (s *httpServer) lastGC() (int, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gcs, s.gcAfter
+}
+
+// logged takes in a line of the server's stderr.
+func (s *httpServer) logged(line string) {
+	if m := gcTraced.FindStringSubmatch(line); m != nil {
+		live, _ := strconv.ParseInt(m[3], 10, 64)
+		s.mu.Lock()
+		s.gcs++
+		s.gcAfter = live << 20
+		s.mu.Unlock()
+		return
+	}
+	s.log.add(line)
+}
 
 // urlLogged finds the endpoint in cmd/mcp's start line, text or JSON.
 var urlLogged = regexp.MustCompile(`"?url"?[=:]"?(https?://[^\s"]+)`)
@@ -47,7 +88,9 @@ var urlLogged = regexp.MustCompile(`"?url"?[=:]"?(https?://[^\s"]+)`)
 // startHTTP starts cmd/mcp on a free loopback port with a fresh token. The
 // rate limit is per token and every session here shares one, so it is
 // lifted (--rate 0): left at 100 calls per second it would refuse most of
-// the load.
+// the load. The runtime traces its collections (a line on stderr each,
+// which costs nothing measurable), so that the heap left live after the
+// sessions close is known, not guessed from the RSS.
 func startHTTP(bin, ws, dir string, sessions int) (*httpServer, error) {
 	token := rand.Text()
 	tokenFile := filepath.Join(dir, "token")
@@ -55,6 +98,7 @@ func startHTTP(bin, ws, dir string, sessions int) (*httpServer, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "--workspace", ws, "--http", "127.0.0.1:0", "--token-file", tokenFile, "--rate", "0")
+	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -67,7 +111,7 @@ func startHTTP(bin, ws, dir string, sessions int) (*httpServer, error) {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for found := false; sc.Scan(); {
-			s.log.add(sc.Text())
+			s.logged(sc.Text())
 			if m := urlLogged.FindStringSubmatch(sc.Text()); m != nil && !found {
 				urls <- m[1]
 				found = true
@@ -96,10 +140,13 @@ func (s *httpServer) connect(ctx context.Context) (*mcp.ClientSession, error) {
 
 func (s *httpServer) pids() []int { return []int{s.cmd.Process.Pid} }
 
+// hangUp closes the clients' idle connections, as clients that went away
+// would: only then is what the server holds for the sessions alone left.
+func (s *httpServer) hangUp() { s.client.CloseIdleConnections() }
+
 // stop drains the server with SIGTERM, as an operator would stop it, and
 // kills it if it is not gone in 30 seconds.
 func (s *httpServer) stop() error {
-	s.client.CloseIdleConnections()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return err
 	}
@@ -156,7 +203,8 @@ func (s *stdioServers) pids() []int {
 	return append([]int(nil), s.started...)
 }
 
-// stop has nothing left to do: closing a session ends its process.
+// Closing a session ended its process: nothing is left to do.
+func (s *stdioServers) hangUp()     {}
 func (s *stdioServers) stop() error { return nil }
 
 // lastLines keeps the last lines of a log, to show when something fails.

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestSummarize(t *testing.T) {
+	ms := func(ns ...int) []time.Duration {
+		ds := make([]time.Duration, len(ns))
+		for i, n := range ns {
+			ds[i] = time.Duration(n) * time.Millisecond
+		}
+		return ds
+	}
+	upTo := func(n int) []time.Duration {
+		ds := make([]time.Duration, n)
+		for i := range ds {
+			ds[n-1-i] = time.Duration(i+1) * time.Millisecond // descending: summarize sorts
+		}
+		return ds
+	}
+	ones := func(n int) []time.Duration {
+		ds := make([]time.Duration, n)
+		for i := range ds {
+			ds[i] = time.Millisecond
+		}
+		return ds
+	}
+	for _, tc := range []struct {
+		name   string
+		ds     []time.Duration
+		errors int
+		want   string
+	}{
+		{"none", nil, 0, "calls 0, errors 0, p50 0s, p99 0s, max 0s"},
+		{"only failures", nil, 3, "calls 3, errors 3, p50 0s, p99 0s, max 0s"},
+		{"one", ms(7), 0, "calls 1, errors 0, p50 7ms, p99 7ms, max 7ms"},
+		{"unsorted three", ms(3, 1, 2), 1, "calls 4, errors 1, p50 2ms, p99 3ms, max 3ms"},
+		{"two: the lower is the median", ms(9, 4), 0, "calls 2, errors 0, p50 4ms, p99 9ms, max 9ms"},
+		{"ten: p99 is the max", upTo(10), 0, "calls 10, errors 0, p50 5ms, p99 10ms, max 10ms"},
+		{"a hundred", upTo(100), 0, "calls 100, errors 0, p50 50ms, p99 99ms, max 100ms"},
+		{"two hundred", upTo(200), 0, "calls 200, errors 0, p50 100ms, p99 198ms, max 200ms"},
+		{"one outlier in a hundred stays out of p99", append(ms(500), ones(99)...), 0, "calls 100, errors 0, p50 1ms, p99 1ms, max 500ms"},
+		{"two outliers in a hundred reach p99", append(ms(500, 400), ones(98)...), 0, "calls 100, errors 0, p50 1ms, p99 400ms, max 500ms"},
+	} {
+		l := summarize(tc.ds, tc.errors)
+		got := fmt.Sprintf("calls %d, errors %d, p50 %v, p99 %v, max %v", l.Calls, l.Errors, l.P50, l.P99, l.Max)
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name, status string
+		want         memory
+		err          string
+	}{
+		{"linux", "Name:\tmcp\nVmPeak:\t 1266740 kB\nVmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\nThreads:\t7\n", memory{rss: 31744 << 10, hwm: 35840 << 10}, ""},
+		{"no trailing newline", "VmRSS:\t1 kB\nVmHWM:\t2 kB", memory{rss: 1 << 10, hwm: 2 << 10}, ""},
+		{"kernel thread", "Name:\tkthreadd\nThreads:\t1\n", memory{}, "/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)"},
+		{"one line twice, the other missing", "VmRSS:\t1 kB\nVmRSS:\t2 kB\n", memory{}, "/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)"},
+		{"no unit", "VmRSS:\t31744\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\t31744"`},
+		{"not a number", "VmRSS:\tmany kB\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\tmany kB"`},
+		{"negative", "VmRSS:\t-1 kB\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\t-1 kB"`},
+	} {
+		got, err := parseStatus([]byte(tc.status))
+		var msg string
+		if err != nil {
+			msg = err.Error()
+		}
+		if got != tc.want || msg != tc.err {
+			t.Errorf("%s: got %+v, %q; want %+v, %q", tc.name, got, msg, tc.want, tc.err)
+		}
+	}
+}
+
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("VmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\n"))
+	f.Add([]byte("VmRSS: 9223372036854775807 kB\nVmHWM: 0 kB\n"))
+	f.Fuzz(func(t *testing.T, status []byte) {
+		m, err := parseStatus(status)
+		if err == nil && (m.rss < 0 || m.hwm < 0) {
+			t.Fatalf("parseStatus(%q) = %+v: a negative size", status, m)
+		}
+	})
+}
