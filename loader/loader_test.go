@@ -491,3 +491,27 @@ func TestCloseDisposesNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Moving a group to another label moves its store to that label's realm:
+// the reader of the old label waits again, the reader of the new one
+// gets it.
+func TestIsolateLabelChange(t *testing.T) {
+	l, rec, file := setup(t, `
+- {id: alpha, name: reader, isolate: {store: alpha}, config: {greeting: alpha}}
+- {id: beta, name: reader, isolate: {store: beta}, config: {greeting: beta}}
+- id: g
+  name: group
+  isolate: {store: alpha}
+  config:
+    - {id: s, name: store, config: {greeting: s}}
+`)
+	expect(t, rec, "apply store s", "reader alpha sees s (greeting alpha)")
+	write(t, file, strings.Replace(read(t, file), "isolate: {store: alpha}\n", "isolate: {store: beta}\n", 1))
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply store s", "reader beta sees s (greeting beta)")
+	if a, b := l.Fiber("alpha").State(), l.Fiber("beta").State(); a != runtime.Pending || b != runtime.Active {
+		t.Fatalf("alpha %v, beta %v", a, b)
+	}
+}

@@ -136,3 +136,47 @@ func TestGeneratedIDsWrittenBack(t *testing.T) {
 	}
 	expect(t, rec)
 }
+
+// A plugin whose entry has no config writes one; a key it drops is deleted.
+func TestSelfUpdateWithoutConfigInFile(t *testing.T) {
+	l, rec, file := setup(t, `- id: a
+  name: counter
+- id: b
+  name: plain
+- id: c
+  name: counter
+  config:
+    greeting: c
+    limit: 4 # goes
+`)
+	rec.take()
+	if err := l.Fiber("a").Update(Config{Greeting: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fiber("b").Update(map[string]any{"a": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Fiber("c").Update(Config{Greeting: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	want := `- id: a
+  name: counter
+  config:
+    greeting: x
+- id: b
+  name: plain
+  config:
+    a: 3
+- id: c
+  name: counter
+  config:
+    greeting: c
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "dispose counter hi", "apply counter x 0", "apply plain", "dispose counter c", "apply counter c 0")
+}
