@@ -14,7 +14,10 @@
 // ends when the MCP session closes.
 //
 // The plugin provides the "mcp" service; the host runs its SDK server on a
-// transport (stdio, streamable HTTP). docs/mcp.md has the details.
+// transport (stdio, streamable HTTP). It emits what only it knows of (a
+// session opened or closed, a 401, a limit's refusal) as the events of
+// package mcpevents, which plugins/metrics counts. docs/mcp.md has the
+// details.
 package mcpserver
 
 import (
