@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -74,11 +75,45 @@ func (st *decodeState) finishInPlace() []Span {
 // that changed body (a body without escapes and of valid UTF-8 is its own
 // decoding). Each escape is longer than what it stands for, so the
 // decoding never overtakes the bytes still to be read; only invalid UTF-8
-// grows (one byte becomes U+FFFD's three), and a string where that would
-// overtake them is finished in a copy.
+// grows (see unquoteInvalidInPlace).
 func unquoteInPlace(body []byte) (string, bool) {
+	if !utf8.Valid(body) {
+		return unquoteInvalidInPlace(body)
+	}
 	w, r := 0, 0 // decoded body[:w] from body[:r]
-	changed := false
+	for {
+		// Up to the next escape, the bytes are their own decoding.
+		run := bytes.IndexByte(body[r:], '\\')
+		if run < 0 {
+			run = len(body) - r
+		}
+		if w != r {
+			copy(body[w:], body[r:r+run])
+		}
+		w, r = w+run, r+run
+		if r == len(body) {
+			return unsafe.String(unsafe.SliceData(body), w), w != r
+		}
+		w, r = unescape(body, w, r)
+	}
+}
+
+// unescape decodes the escape at body[r] into body[w:], w <= r, and
+// returns the new w and r.
+func unescape(body []byte, w, r int) (int, int) {
+	if c := shortEscapes[body[r+1]]; c != 0 {
+		body[w] = c
+		return w + 1, r + 2
+	}
+	ch, size := unicodeEscape(body[r:])
+	return w + utf8.EncodeRune(body[w:], ch), r + size
+}
+
+// unquoteInvalidInPlace is unquoteInPlace for a body that holds invalid
+// UTF-8, each byte of which decodes to U+FFFD's three: a string where that
+// would overtake the bytes still to be read is finished in a copy.
+func unquoteInvalidInPlace(body []byte) (string, bool) {
+	w, r := 0, 0
 	for {
 		end, _ := plainRun(body, r, nil, 0)
 		if w != r {
@@ -86,29 +121,24 @@ func unquoteInPlace(body []byte) (string, bool) {
 		}
 		w, r = w+end-r, end
 		if r == len(body) {
-			return unsafe.String(unsafe.SliceData(body), w), changed
+			return unsafe.String(unsafe.SliceData(body), w), true
 		}
-		switch c := body[r]; {
-		case c == '\\' && shortEscapes[body[r+1]] != 0:
-			body[w] = shortEscapes[body[r+1]]
-			w, r, changed = w+1, r+2, true
-		case c == '\\':
-			ch, size := unicodeEscape(body[r:])
-			w += utf8.EncodeRune(body[w:], ch)
-			r, changed = r+size, true
-		default: // c >= utf8.RuneSelf: the body is valid, so no control byte
-			ch, size := utf8.DecodeRune(body[r:])
-			if ch != utf8.RuneError || size > 1 {
-				copy(body[w:], body[r:r+size])
-				w, r = w+size, r+size
-				continue
-			}
-			if w+utf8.RuneLen(ch) > r+1 {
-				return finishCopy(body, w, r), true
-			}
-			w += utf8.EncodeRune(body[w:], ch)
-			r, changed = r+1, true
+		if body[r] == '\\' {
+			w, r = unescape(body, w, r)
+			continue
 		}
+		// Non-ASCII: the body is valid JSON, so no control byte.
+		ch, size := utf8.DecodeRune(body[r:])
+		if ch != utf8.RuneError || size > 1 {
+			copy(body[w:], body[r:r+size])
+			w, r = w+size, r+size
+			continue
+		}
+		if w+utf8.RuneLen(ch) > r+1 {
+			return finishCopy(body, w, r), true
+		}
+		w += utf8.EncodeRune(body[w:], ch)
+		r++
 	}
 }
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"runtime"
 	"strings"
@@ -202,4 +203,24 @@ func FuzzUnquoteInPlace(f *testing.F) {
 			t.Fatalf("%q: changed %v, want %v", body, changed, wantChanged)
 		}
 	})
+}
+
+// BenchmarkUnquoteInPlace: 8 MiB of 64-byte lines, a newline escape each,
+// decoded where they stand; then the same with one invalid UTF-8 byte.
+func BenchmarkUnquoteInPlace(b *testing.B) {
+	for _, tail := range []string{"", "\xff"} {
+		raw, _ := json.Marshal(strings.Repeat(strings.Repeat("x", 63)+"\n", 8<<20/64))
+		body := append(raw[1:len(raw)-1], tail...)
+		buf := make([]byte, len(body))
+		b.Run(fmt.Sprintf("tail=%q", tail), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(buf, body)
+				if s, changed := unquoteInPlace(buf); len(s) < 8<<20 || !changed {
+					b.Fatal(len(s), changed)
+				}
+			}
+		})
+	}
 }
