@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,7 +37,6 @@ type spec struct {
 
 	generated bool  // the id was not in the file
 	path      []any // where the entry is in the file: [2] or [2, "config", 0]
-	node      *yaml.Node
 	idNode    *yaml.Node
 	nameNode  *yaml.Node
 	cfgNode   *yaml.Node
@@ -93,9 +93,9 @@ type parser struct {
 	file     string
 	cat      *Catalog
 	override Override
-	errs     Errors
 	values   int
 	t        *tree
+	pending  []pending
 }
 
 // pending is an error at node n for the entry s (nil: outside any entry),
@@ -104,6 +104,10 @@ type pending struct {
 	s   *spec
 	n   *yaml.Node
 	err error
+}
+
+func (p *parser) add(s *spec, n *yaml.Node, err error) {
+	p.pending = append(p.pending, pending{s, n, err})
 }
 
 // parse reads src; it returns the tree or every error found in it.
@@ -123,32 +127,27 @@ func parse(file string, src []byte, cat *Catalog, override Override) (*tree, err
 		}
 		return nil, Errors{e}
 	}
-	var pend []pending
-	add := func(s *spec, n *yaml.Node, err error) { pend = append(pend, pending{s, n, err}) }
 	if doc.Kind != 0 {
-		root := doc.Content[0]
-		p.t.entries = p.entries(root, nil, add)
+		p.t.entries = p.entries(doc.Content[0], nil)
 	}
-	p.ids(add)
+	p.ids()
 	p.t.all(func(s *spec) {
 		if s.name != "" && s.name != Group {
-			p.config(s, add)
+			p.config(s)
 		}
 	})
-	p.t.all(func(s *spec) { p.check(s, add) })
-	if len(pend) == 0 {
+	p.t.all(func(s *spec) { p.check(s) })
+	if len(p.pending) == 0 {
 		return p.t, nil
 	}
-	for _, e := range pend {
-		p.errs = append(p.errs, p.errorAt(e.s, e.n, e.err))
+	errs := make(Errors, len(p.pending))
+	for i, e := range p.pending {
+		errs[i] = p.errorAt(e.s, e.n, e.err)
 	}
-	slices.SortStableFunc(p.errs, func(a, b *Error) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Column - b.Column
+	slices.SortStableFunc(errs, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-	return nil, p.errs
+	return nil, errs
 }
 
 func (p *parser) errorAt(s *spec, n *yaml.Node, err error) *Error {
@@ -177,13 +176,13 @@ func isNull(n *yaml.Node) bool {
 }
 
 // entries reads a list of entries: the file, or a group's config.
-func (p *parser) entries(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node, error)) []*spec {
+func (p *parser) entries(n *yaml.Node, parent *spec) []*spec {
 	n = resolve(n)
 	if isNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		add(parent, n, errors.New("expected a list of entries"))
+		p.add(parent, n, errors.New("expected a list of entries"))
 		return nil
 	}
 	depth := 0
@@ -191,23 +190,23 @@ func (p *parser) entries(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node,
 		depth++
 	}
 	if p.values += len(n.Content); depth >= maxDepth || p.values > maxValues {
-		add(parent, n, errors.New("groups nested too deep, or too many entries (aliases)"))
+		p.add(parent, n, errors.New("groups nested too deep, or too many entries (aliases)"))
 		return nil
 	}
 	list := make([]*spec, 0, len(n.Content))
 	for _, item := range n.Content {
-		if s := p.entry(item, parent, add); s != nil {
+		if s := p.entry(item, parent); s != nil {
 			list = append(list, s)
 		}
 	}
 	return list
 }
 
-func (p *parser) entry(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node, error)) *spec {
-	s := &spec{node: n, parent: parent}
+func (p *parser) entry(n *yaml.Node, parent *spec) *spec {
+	s := &spec{parent: parent}
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		add(parent, n, errors.New("an entry must be a mapping with a name"))
+		p.add(parent, n, errors.New("an entry must be a mapping with a name"))
 		return nil
 	}
 	seen := map[string]bool{}
@@ -215,7 +214,7 @@ func (p *parser) entry(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node, e
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if seen[k.Value] {
-			add(s, k, fmt.Errorf("key %q given twice", k.Value))
+			p.add(s, k, fmt.Errorf("key %q given twice", k.Value))
 			continue
 		}
 		seen[k.Value] = true
@@ -235,46 +234,45 @@ func (p *parser) entry(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node, e
 		case "intercept":
 			interceptNode = resolve(v)
 		default:
-			add(s, k, fmt.Errorf("unknown key %q (an entry has %s)", k.Value, strings.Join(entryKeys, ", ")))
+			p.add(s, k, fmt.Errorf("unknown key %q (an entry has %s)", k.Value, strings.Join(entryKeys, ", ")))
 		}
 	}
 	if s.idNode != nil {
-		if id, ok := p.str(s.idNode); ok && id != "" {
+		if id, ok := str(s.idNode); ok && id != "" {
 			s.id = id
 		} else {
-			add(s, s.idNode, errors.New("id must be a non-empty string"))
+			p.add(s, s.idNode, errors.New("id must be a non-empty string"))
 		}
 	}
 	if s.nameNode == nil {
-		add(s, n, errors.New(`missing "name"`))
+		p.add(s, n, errors.New(`missing "name"`))
 		return s
 	}
-	name, ok := p.str(s.nameNode)
+	name, ok := str(s.nameNode)
 	if !ok || name == "" {
-		add(s, s.nameNode, errors.New("name must be a non-empty string"))
+		p.add(s, s.nameNode, errors.New("name must be a non-empty string"))
 		return s
 	}
 	s.name = name
 	if disabledNode != nil {
-		if disabledNode.ShortTag() != "!!bool" {
-			add(s, disabledNode, errors.New("disabled must be true or false"))
-		} else {
-			s.disabled = disabledNode.Value == "true" || disabledNode.Value == "True" || disabledNode.Value == "TRUE"
+		var ok bool
+		if s.disabled, ok = boolean(disabledNode); !ok {
+			p.add(s, disabledNode, errors.New("disabled must be true or false"))
 		}
 	}
 	if parent != nil {
 		s.disabled = s.disabled || parent.disabled
 		s.inject = slices.Clone(parent.inject)
 	}
-	p.inject(s, injectNode, add)
-	p.isolate(s, isolateNode, add)
-	p.intercept(s, interceptNode, add)
+	p.inject(s, injectNode)
+	p.isolate(s, isolateNode)
+	p.intercept(s, interceptNode)
 	if name == Group {
-		s.children = p.entries(s.cfgNode, s, add)
+		s.children = p.entries(s.cfgNode, s)
 	} else {
 		plugin, err := p.cat.Lookup(name)
 		if err != nil {
-			add(s, s.nameNode, err)
+			p.add(s, s.nameNode, err)
 		}
 		s.plugin = plugin
 	}
@@ -291,26 +289,35 @@ func (p *parser) entry(n *yaml.Node, parent *spec, add func(*spec, *yaml.Node, e
 }
 
 // str reads a scalar as a string, without expansion: ids and names are literal.
-func (p *parser) str(n *yaml.Node) (string, bool) {
+func str(n *yaml.Node) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		return "", false
 	}
 	return n.Value, true
 }
 
-func (p *parser) inject(s *spec, n *yaml.Node, add func(*spec, *yaml.Node, error)) {
+// boolean reads a YAML boolean; ok is false for anything else.
+func boolean(n *yaml.Node) (v, ok bool) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
+		return false, false
+	}
+	err := n.Decode(&v)
+	return v, err == nil
+}
+
+func (p *parser) inject(s *spec, n *yaml.Node) {
 	if isNull(n) {
 		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		add(s, n, errors.New("inject must be a list of service names"))
+		p.add(s, n, errors.New("inject must be a list of service names"))
 		return
 	}
 	for _, item := range n.Content {
 		item = resolve(item)
-		name, ok := p.str(item)
+		name, ok := str(item)
 		if !ok || name == "" {
-			add(s, item, errors.New("inject must be a list of service names"))
+			p.add(s, item, errors.New("inject must be a list of service names"))
 			continue
 		}
 		if !slices.Contains(s.inject, name) {
@@ -319,52 +326,53 @@ func (p *parser) inject(s *spec, n *yaml.Node, add func(*spec, *yaml.Node, error
 	}
 }
 
-func (p *parser) isolate(s *spec, n *yaml.Node, add func(*spec, *yaml.Node, error)) {
+func (p *parser) isolate(s *spec, n *yaml.Node) {
 	if isNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		add(s, n, errors.New("isolate must map service names to true or a label"))
+		p.add(s, n, errors.New("isolate must map service names to true or a label"))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolve(n.Content[i+1])
-		switch {
-		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool":
-			if v.Value == "true" || v.Value == "True" || v.Value == "TRUE" {
+		if on, ok := boolean(v); ok {
+			if on {
 				s.isolate = append(s.isolate, isolation{service: k.Value})
 			}
-		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value != "":
-			s.isolate = append(s.isolate, isolation{service: k.Value, label: v.Value})
-		default:
-			add(s, v, fmt.Errorf("isolate of %q must be true, false or a label", k.Value))
+			continue
 		}
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || v.Value == "" {
+			p.add(s, v, fmt.Errorf("isolate of %q must be true, false or a label", k.Value))
+			continue
+		}
+		s.isolate = append(s.isolate, isolation{service: k.Value, label: v.Value})
 	}
 	slices.SortFunc(s.isolate, func(a, b isolation) int { return strings.Compare(a.service, b.service) })
 }
 
-func (p *parser) intercept(s *spec, n *yaml.Node, add func(*spec, *yaml.Node, error)) {
+func (p *parser) intercept(s *spec, n *yaml.Node) {
 	if isNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		add(s, n, errors.New("intercept must map service names to config mappings"))
+		p.add(s, n, errors.New("intercept must map service names to config mappings"))
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if resolve(v).Kind != yaml.MappingNode {
-			add(s, resolve(v), fmt.Errorf("intercept of %q must be a mapping", k.Value))
+			p.add(s, resolve(v), fmt.Errorf("intercept of %q must be a mapping", k.Value))
 			continue
 		}
 		val, bad, err := p.value(v)
 		if err != nil {
-			add(s, bad, err)
+			p.add(s, bad, err)
 			continue
 		}
 		raw, err := json.Marshal(val)
 		if err != nil {
-			add(s, v, err)
+			p.add(s, v, err)
 			continue
 		}
 		s.intercept = append(s.intercept, interception{service: k.Value, config: raw})
@@ -374,11 +382,11 @@ func (p *parser) intercept(s *spec, n *yaml.Node, add func(*spec, *yaml.Node, er
 
 // config expands the entry's config and applies the override, which sees
 // the entry's id, generated or not.
-func (p *parser) config(s *spec, add func(*spec, *yaml.Node, error)) {
+func (p *parser) config(s *spec) {
 	if s.cfgNode != nil {
 		val, bad, err := p.value(s.cfgNode)
 		if err != nil {
-			add(s, bad, err)
+			p.add(s, bad, err)
 			s.plugin = nil // nothing to check
 			return
 		}
@@ -391,7 +399,7 @@ func (p *parser) config(s *spec, add func(*spec, *yaml.Node, error)) {
 		}
 		if isObj {
 			if err := p.override(s.id, s.name, obj); err != nil {
-				add(s, cmpNode(s.cfgNode, s.nameNode), err)
+				p.add(s, s.configNode(), err)
 				s.plugin = nil
 				return
 			}
@@ -405,31 +413,33 @@ func (p *parser) config(s *spec, add func(*spec, *yaml.Node, error)) {
 	}
 	raw, err := json.Marshal(s.config)
 	if err != nil {
-		add(s, cmpNode(s.cfgNode, s.nameNode), err)
+		p.add(s, s.configNode(), err)
 		s.plugin = nil
 		return
 	}
 	s.raw = raw
 }
 
-func cmpNode(a, b *yaml.Node) *yaml.Node {
-	if a != nil {
-		return resolve(a)
+// configNode is where an error about the entry's config is reported:
+// the config, or the name when the file gives no config.
+func (s *spec) configNode() *yaml.Node {
+	if s.cfgNode != nil {
+		return resolve(s.cfgNode)
 	}
-	return b
+	return s.nameNode
 }
 
 // ids checks that ids are unique and generates the missing ones, short and
 // derived from the entry's place so that a file that cannot be written
 // back still gives the same ids on every load.
-func (p *parser) ids(add func(*spec, *yaml.Node, error)) {
+func (p *parser) ids() {
 	first := map[string]*spec{}
 	p.t.all(func(s *spec) {
 		if s.id == "" {
 			return
 		}
 		if f, dup := first[s.id]; dup {
-			add(s, s.idNode, fmt.Errorf("%w %q (first at %d:%d)", ErrDuplicateID, s.id, f.idNode.Line, f.idNode.Column))
+			p.add(s, s.idNode, fmt.Errorf("%w %q (first at %d:%d)", ErrDuplicateID, s.id, f.idNode.Line, f.idNode.Column))
 			return
 		}
 		first[s.id] = s
@@ -460,7 +470,7 @@ func (p *parser) ids(add func(*spec, *yaml.Node, error)) {
 }
 
 // check validates a plugin entry's config as the runtime will.
-func (p *parser) check(s *spec, add func(*spec, *yaml.Node, error)) {
+func (p *parser) check(s *spec) {
 	if s.plugin == nil {
 		return
 	}
@@ -470,15 +480,15 @@ func (p *parser) check(s *spec, add func(*spec, *yaml.Node, error)) {
 	}
 	var verr *schema.ValidationError
 	if !errors.As(err, &verr) {
-		add(s, cmpNode(s.cfgNode, s.nameNode), err)
+		p.add(s, s.configNode(), err)
 		return
 	}
 	for _, v := range verr.Violations {
-		n := cmpNode(s.cfgNode, s.nameNode)
+		n := s.configNode()
 		if s.cfgNode != nil {
-			n = locate(resolve(s.cfgNode), v)
+			n = locate(n, v)
 		}
-		add(s, n, errors.New(v))
+		p.add(s, n, errors.New(v))
 	}
 }
 
