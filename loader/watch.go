@@ -2,21 +2,27 @@ package loader
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
-// debounce is how long the watcher waits after the last event for the
-// file before it reloads: an editor's save is several events (write,
-// chmod, or create and rename of a temporary file).
+// debounce is how long the watcher waits after the last event before it
+// looks at the file: an editor's save is several events (write, chmod, or
+// create and rename of a temporary file).
 const debounce = 60 * time.Millisecond
 
 // Watch reloads the file whenever it changes, until ctx ends or Close. It
-// watches the file's directory, not the file, because editors replace a
-// file by renaming another over it, which ends a watch on the file itself.
-// It returns once the watch is in place; reload errors go to the log.
+// watches the file's directory, not the file: editors save by renaming a
+// new file over the old one, which ends a watch on the file itself, and a
+// Kubernetes ConfigMap volume swaps a symbolic link to a directory of
+// files, with no event naming the file at all. So any event in the
+// directory makes the watcher look, and it reloads when the file it finds
+// (through links) is another one, or has another size or time. It returns
+// once the watch is in place; reload errors go to the log.
 func (l *Loader) Watch(ctx context.Context) error {
 	if l.isClosed() {
 		return ErrClosed
@@ -25,11 +31,11 @@ func (l *Loader) Watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	name := filepath.Clean(l.file)
-	if err := w.Add(filepath.Dir(name)); err != nil {
+	if err := w.Add(filepath.Dir(l.file)); err != nil {
 		_ = w.Close()
 		return err
 	}
+	last, _ := os.Stat(l.file)
 	l.watchers.Add(1)
 	go func() {
 		defer l.watchers.Done()
@@ -46,7 +52,7 @@ func (l *Loader) Watch(ctx context.Context) error {
 				if !ok {
 					return
 				}
-				if filepath.Clean(ev.Name) == name && !ev.Has(fsnotify.Chmod) {
+				if !ev.Has(fsnotify.Chmod) {
 					timer.Reset(debounce)
 				}
 			case err, ok := <-w.Errors:
@@ -55,11 +61,25 @@ func (l *Loader) Watch(ctx context.Context) error {
 				}
 				l.log.Error("watching the config file", "file", l.file, "error", err)
 			case <-timer.C:
-				if err := l.Reload(); err != nil && err != ErrClosed {
+				now, _ := os.Stat(l.file)
+				if same(now, last) {
+					continue
+				}
+				last = now
+				if err := l.Reload(); err != nil && !errors.Is(err, ErrClosed) {
 					l.log.Error("config reload failed; the running plugins are unchanged", "file", l.file, "error", err)
 				}
 			}
 		}
 	}()
 	return nil
+}
+
+// same reports whether two looks at the file found it unchanged; a file
+// that is missing both times is unchanged too.
+func same(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

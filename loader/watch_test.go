@@ -7,6 +7,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gordis-run/gordis/loader"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // waitFor polls rec until it has recorded want, in order, or fails.
@@ -59,4 +62,41 @@ func TestWatchEditorRename(t *testing.T) {
 	save("- {id: a, name: counter, config: {greeting: e}}\n")
 	time.Sleep(300 * time.Millisecond)
 	expect(t, rec)
+}
+
+// A Kubernetes ConfigMap volume: the file is a link through "..data", a
+// link to a directory of the current files, and an update swaps "..data".
+func TestWatchConfigMapSwap(t *testing.T) {
+	dir := t.TempDir()
+	version := func(name, text string) {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, name, "gordis.yaml"), text)
+	}
+	version("v1", "- {id: a, name: counter, config: {greeting: one}}\n")
+	for _, link := range [][2]string{{"v1", "..data"}, {"..data/gordis.yaml", "gordis.yaml"}} {
+		if err := os.Symlink(link[0], filepath.Join(dir, link[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &recorder{}
+	root := runtimetest.New(t)
+	l, err := loader.Open(root, filepath.Join(dir, "gordis.yaml"), plugins(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply counter one 0")
+	version("v2", "- {id: a, name: counter, config: {greeting: two}}\n")
+	if err := os.Symlink("v2", filepath.Join(dir, "..data_tmp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, rec, "dispose counter one", "apply counter two 0")
 }
