@@ -193,7 +193,7 @@ func (d *doc) patch(l loc, path Path, o op, vn *yaml.Node) (start, end int, text
 	if t.Kind == yaml.ScalarNode {
 		prefer = t.Style & quoteStyles
 	}
-	if (t.Kind == yaml.MappingNode || t.Kind == yaml.SequenceNode) && t.Style&yaml.FlowStyle != 0 {
+	if isCollection(t) && t.Style&yaml.FlowStyle != 0 && isCollection(vn) {
 		c := *vn // a flow collection stays flow
 		c.Style |= yaml.FlowStyle
 		vn = &c

@@ -14,7 +14,11 @@ const quoteStyles = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle
 // isBlock reports whether n is written as an indented block: a collection
 // with entries that is not asked to be flow.
 func isBlock(n *yaml.Node) bool {
-	return (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) > 0 && n.Style&yaml.FlowStyle == 0
+	return isCollection(n) && len(n.Content) > 0 && n.Style&yaml.FlowStyle == 0
+}
+
+func isCollection(n *yaml.Node) bool {
+	return n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode
 }
 
 // scalar renders a scalar node on one line. prefer is the quoting of the
@@ -59,7 +63,7 @@ func marshal(n *yaml.Node) (string, error) {
 // the characters the parser also takes for line breaks.
 func printable(s string) bool {
 	for _, r := range s {
-		if r != '\t' && r != '\n' && !unicode.IsPrint(r) && r != ' ' || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\uFEFF' {
+		if r != '\t' && r != '\n' && !unicode.IsPrint(r) || r == '\u0085' || r == '\u2028' || r == '\u2029' || r == '\uFEFF' {
 			return false
 		}
 	}
@@ -81,13 +85,14 @@ func literal(s string) (header string, lines []string, ok bool) {
 		}
 	}
 	body := strings.TrimSuffix(s, "\n")
-	switch {
-	case !strings.HasSuffix(s, "\n"):
+	if strings.HasSuffix(body, "\n") {
+		// Kept trailing breaks (|+) would also take the blank lines
+		// that follow the value in the file.
+		return "", nil, false
+	}
+	header = "|"
+	if body == s {
 		header = "|-"
-	case strings.HasSuffix(body, "\n"):
-		header = "|+"
-	default:
-		header = "|"
 	}
 	return header, strings.Split(body, "\n"), true
 }
@@ -96,8 +101,7 @@ func literal(s string) (header string, lines []string, ok bool) {
 // empty or flow collection, or a literal block whose lines are indented at
 // indent. prefer is the style of the value n replaces.
 func inline(n *yaml.Node, flow bool, prefer yaml.Style, indent int) (string, error) {
-	switch n.Kind {
-	case yaml.MappingNode, yaml.SequenceNode:
+	if isCollection(n) {
 		return flowText(n)
 	}
 	if !flow && prefer&quoteStyles == 0 && n.ShortTag() == "!!str" {
@@ -122,7 +126,7 @@ func flowText(n *yaml.Node) (string, error) {
 	if n.Kind == yaml.MappingNode {
 		open, closer, step = "{", "}", 2
 	}
-	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
+	if !isCollection(n) {
 		return scalar(n, true, 0)
 	}
 	var b strings.Builder

@@ -7,9 +7,11 @@
 // must keep them, so the package parses the document only to find where
 // each node lies (go.yaml.in/yaml/v4 gives the line and column where a node
 // starts; the package finds where it ends) and splices the new text into
-// that byte range. The new value is rendered in the style of its
-// surroundings: flow inside flow, block indented as its siblings, the old
-// quoting kept when the new string allows it, CRLF when the file uses it.
+// that byte range. Set edits no more than it must: when a config mapping
+// changes one key, only that key's value is rewritten. What it writes is
+// rendered in the style of its surroundings: flow inside flow, block
+// indented as its siblings, the old quoting kept when the new string
+// allows it, CRLF when the file uses it.
 //
 // Every result is checked before it is returned: the output must parse and
 // mean exactly the input with the one change applied, so a document the
