@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 
@@ -143,7 +144,17 @@ func (l *Loader) writeBack(id string, edit func(src []byte, at yamlpatch.Path) (
 	if err != nil {
 		return fmt.Errorf("loader: writing entry %q back to %s: %w", id, l.file, err)
 	}
-	return yamlpatch.WriteFile(l.file, out)
+	return l.write(out)
+}
+
+// write replaces the file atomically. A link is followed, so that the
+// rename replaces the file it points to rather than the link.
+func (l *Loader) write(data []byte) error {
+	target, err := filepath.EvalSymlinks(l.file)
+	if err != nil {
+		return err
+	}
+	return yamlpatch.WriteFile(target, data)
 }
 
 // writeIDs writes the ids generated at load into the file, first in their
@@ -169,7 +180,7 @@ func (l *Loader) writeIDs(t *tree) error {
 			return err
 		}
 	}
-	return yamlpatch.WriteFile(l.file, src)
+	return l.write(src)
 }
 
 // find returns the path of the entry id in the file src, or nil.

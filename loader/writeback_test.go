@@ -1,7 +1,12 @@
 package loader_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/gordis-run/gordis/loader"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 func TestSelfUpdateWrittenBack(t *testing.T) {
@@ -179,4 +184,28 @@ func TestSelfUpdateWithoutConfigInFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(t, rec, "dispose counter hi", "apply counter x 0", "apply plain", "dispose counter c", "apply counter c 0")
+}
+
+// A config file that is a link stays one: the write goes to its target.
+func TestWriteBackThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target := write(t, filepath.Join(dir, "real.yaml"), "- {id: a, name: counter, config: {greeting: a}}\n")
+	link := filepath.Join(dir, "gordis.yaml")
+	if err := os.Symlink("real.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	l, err := loader.Open(runtimetest.New(t), link, plugins(t, &recorder{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Fiber("a").Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(t, target), "- {id: a, name: counter, config: {greeting: a}, disabled: true}\n"; got != want {
+		t.Fatalf("target:\n%s\nwant:\n%s", got, want)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
 }
