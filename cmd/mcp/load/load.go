@@ -43,6 +43,10 @@ type Result struct {
 	RSSOpen        int64         `json:"rss_open_bytes"`  // every session open, its calls done
 	RSSPeak        int64         `json:"rss_peak_bytes"`  // the high-water mark (VmHWM) by then
 	RSSAfter       int64         `json:"rss_after_bytes"` // HTTP: --settle after the last session closed; stdio: 0, the processes are gone
+	// The anonymous part of RSSStart and RSSOpen: without the pages of
+	// the executable, which the stdio processes share.
+	AnonStart int64 `json:"anon_start_bytes"`
+	AnonOpen  int64 `json:"anon_open_bytes"`
 	// The heap the server's last collection found live (GODEBUG=gctrace,
 	// whole MiB), HTTP only: before the first session, and after the last
 	// closed, from a collection in --settle; -1 when none ran.
@@ -50,8 +54,9 @@ type Result struct {
 	HeapAfter int64 `json:"heap_live_after_bytes"`
 }
 
-// PerSession is what one more open session costs in resident memory.
-func (r *Result) PerSession() int64 { return (r.RSSOpen - r.RSSStart) / int64(r.Sessions) }
+// PerSession is what one more open session costs in anonymous memory, the
+// memory no other process shares: over stdio, a whole process's.
+func (r *Result) PerSession() int64 { return (r.AnonOpen - r.AnonStart) / int64(r.Sessions) }
 
 // The session's file: small, with one line its edits flip back and forth.
 const (
@@ -111,7 +116,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		if err != nil {
 			return r, err
 		}
-		r.RSSStart = m.rss
+		r.RSSStart, r.AnonStart = m.rss, m.anon
 	}
 	tallies := make([]tally, n)
 	sessions := make([]*mcp.ClientSession, n)
@@ -161,7 +166,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		r.ClientCPU = cpu - clientCPU
 	}
 	if m, err := sumMemory(pids); err == nil {
-		r.RSSOpen, r.RSSPeak = m.rss, m.hwm
+		r.RSSOpen, r.RSSPeak, r.AnonOpen = m.rss, m.hwm, m.anon
 	}
 
 	var closed sync.WaitGroup
@@ -293,6 +298,7 @@ func sumMemory(pids []int) (memory, error) {
 		}
 		sum.rss += m.rss
 		sum.hwm += m.hwm
+		sum.anon += m.anon
 	}
 	return sum, nil
 }

@@ -12,8 +12,10 @@ import (
 )
 
 // memory is what /proc/PID/status says of a process's resident memory, in
-// bytes: now (VmRSS) and its high-water mark (VmHWM).
-type memory struct{ rss, hwm int64 }
+// bytes: now (VmRSS), its high-water mark (VmHWM), and how much of it is
+// anonymous (RssAnon: the heap and stacks, its own, where the rest maps
+// files, such as the executable, that processes running it share).
+type memory struct{ rss, hwm, anon int64 }
 
 // memoryOf reads the memory of the live process pid.
 func memoryOf(pid int) (memory, error) {
@@ -24,10 +26,11 @@ func memoryOf(pid int) (memory, error) {
 	return parseStatus(status)
 }
 
-// parseStatus reads VmRSS and VmHWM from the text of /proc/PID/status.
+// parseStatus reads VmRSS, VmHWM and RssAnon from the text of
+// /proc/PID/status.
 func parseStatus(status []byte) (memory, error) {
 	var m memory
-	var rss, hwm bool
+	var rss, hwm, anon bool
 	for line := range bytes.Lines(status) {
 		name, value, ok := bytes.Cut(line, []byte(":"))
 		if !ok {
@@ -39,6 +42,8 @@ func parseStatus(status []byte) (memory, error) {
 			dst, rss = &m.rss, true
 		case "VmHWM":
 			dst, hwm = &m.hwm, true
+		case "RssAnon":
+			dst, anon = &m.anon, true
 		default:
 			continue
 		}
@@ -49,8 +54,8 @@ func parseStatus(status []byte) (memory, error) {
 		}
 		*dst = n << 10
 	}
-	if !rss || !hwm {
-		return memory{}, errors.New("/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)")
+	if !rss || !hwm || !anon {
+		return memory{}, errors.New("/proc status: no VmRSS, VmHWM or RssAnon line (a kernel thread, or not Linux)")
 	}
 	return m, nil
 }

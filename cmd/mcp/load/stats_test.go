@@ -59,13 +59,14 @@ func TestParseStatus(t *testing.T) {
 		want         memory
 		err          string
 	}{
-		{"linux", "Name:\tmcp\nVmPeak:\t 1266740 kB\nVmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\nThreads:\t7\n", memory{rss: 31744 << 10, hwm: 35840 << 10}, ""},
-		{"no trailing newline", "VmRSS:\t1 kB\nVmHWM:\t2 kB", memory{rss: 1 << 10, hwm: 2 << 10}, ""},
-		{"kernel thread", "Name:\tkthreadd\nThreads:\t1\n", memory{}, "/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)"},
-		{"one line twice, the other missing", "VmRSS:\t1 kB\nVmRSS:\t2 kB\n", memory{}, "/proc status: no VmRSS or VmHWM line (a kernel thread, or not Linux)"},
+		{"linux", "Name:\tmcp\nVmPeak:\t 1266740 kB\nVmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\nRssAnon:\t   20224 kB\nRssFile:\t   11520 kB\nThreads:\t7\n", memory{rss: 31744 << 10, hwm: 35840 << 10, anon: 20224 << 10}, ""},
+		{"no trailing newline", "VmRSS:\t1 kB\nVmHWM:\t2 kB\nRssAnon:\t0 kB", memory{rss: 1 << 10, hwm: 2 << 10}, ""},
+		{"kernel thread", "Name:\tkthreadd\nThreads:\t1\n", memory{}, "/proc status: no VmRSS, VmHWM or RssAnon line (a kernel thread, or not Linux)"},
+		{"one line twice, another missing", "VmRSS:\t1 kB\nVmRSS:\t2 kB\nRssAnon:\t1 kB\n", memory{}, "/proc status: no VmRSS, VmHWM or RssAnon line (a kernel thread, or not Linux)"},
 		{"no unit", "VmRSS:\t31744\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\t31744"`},
 		{"not a number", "VmRSS:\tmany kB\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\tmany kB"`},
 		{"negative", "VmRSS:\t-1 kB\nVmHWM:\t35840 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\t-1 kB"`},
+		{"too large for bytes", "VmRSS:\t9223372036854775807 kB\n", memory{}, `/proc status: malformed VmRSS line "VmRSS:\t9223372036854775807 kB"`},
 	} {
 		got, err := parseStatus([]byte(tc.status))
 		var msg string
@@ -79,11 +80,11 @@ func TestParseStatus(t *testing.T) {
 }
 
 func FuzzParseStatus(f *testing.F) {
-	f.Add([]byte("VmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\n"))
-	f.Add([]byte("VmRSS: 9223372036854775807 kB\nVmHWM: 0 kB\n"))
+	f.Add([]byte("VmHWM:\t   35840 kB\nVmRSS:\t   31744 kB\nRssAnon:\t20224 kB\n"))
+	f.Add([]byte("VmRSS: 9007199254740991 kB\nVmHWM: 0 kB\nRssAnon: 1 kB\n"))
 	f.Fuzz(func(t *testing.T, status []byte) {
 		m, err := parseStatus(status)
-		if err == nil && (m.rss < 0 || m.hwm < 0) {
+		if err == nil && (m.rss < 0 || m.hwm < 0 || m.anon < 0) {
 			t.Fatalf("parseStatus(%q) = %+v: a negative size", status, m)
 		}
 	})
