@@ -1,11 +1,14 @@
 package gordis
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/gordis-run/gordis/loader"
+	"github.com/gordis-run/gordis/plugins/fs"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/plugins/fspolicy"
 	"github.com/gordis-run/gordis/plugins/toolfs"
@@ -40,6 +43,16 @@ type Options struct {
 	Registry registry.Config
 	// Logger is the runtime's logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Config names a deployment file (docs/loader.md): the plugins are its
+	// entries instead of the stack above, and Deployment.Loader keeps them
+	// in step with it. Workspace, Unconfined and Roots still apply and win
+	// over the file, on every reload: they set the cwd, unconfined and roots
+	// of each fslocal entry. NoPolicy, Tools, Search and Registry have no
+	// meaning then: the file says all that.
+	Config string
+	// Catalog is where the file's plugin names are found; nil means
+	// Catalog().
+	Catalog *loader.Catalog
 }
 
 // Deployment is a running default deployment.
@@ -52,8 +65,78 @@ type Deployment struct {
 	// Prompt assembles the system prompt ("prompt" service).
 	Prompt *registry.Prompt
 	// Workspace is the absolute directory relative paths resolve against:
-	// the cwd to give agent sessions.
+	// the cwd to give agent sessions. From a file, it is the cwd of the
+	// "fs" service the root sees, as Build found it.
 	Workspace string
+	// Loader reloads Options.Config (Reload, Watch); nil without a file.
+	Loader *loader.Loader
+}
+
+// Build starts a deployment: from opts.Config when it names a file, else
+// the default stack (see buildStack). The cleanup closes the root,
+// disposing every plugin in reverse order. On error nothing is left
+// running.
+func Build(opts Options) (*Deployment, func(), error) {
+	if opts.Config == "" {
+		return buildStack(opts)
+	}
+	return buildFile(opts)
+}
+
+// buildFile starts the deployment that opts.Config describes, with the
+// host's settings laid over every fslocal entry.
+func buildFile(opts Options) (*Deployment, func(), error) {
+	if opts.NoPolicy || opts.Tools != (toolfs.Config{}) || opts.Search != (toolsearch.Config{}) || opts.Registry != (registry.Config{}) {
+		return nil, nil, errors.New("gordis: with a config file, the policy and the configs of registry, toolfs and toolsearch are set in the file (disable the fspolicy entry for no policy)")
+	}
+	var dir workspace
+	if opts.Workspace != "" {
+		var err error
+		if dir, err = provideWorkspace(opts); err != nil {
+			return nil, nil, err
+		}
+	}
+	var roots []any
+	for _, r := range opts.Roots {
+		roots = append(roots, map[string]any{"path": r.Path, "readOnly": r.ReadOnly})
+	}
+	override := func(_, name string, config map[string]any) error {
+		if name != fslocal.Plugin.Name() {
+			return nil
+		}
+		if dir != "" {
+			config["cwd"] = string(dir)
+		}
+		if opts.Unconfined {
+			config["unconfined"] = true
+		}
+		if roots != nil {
+			config["roots"] = roots
+		}
+		return nil
+	}
+	cat := opts.Catalog
+	if cat == nil {
+		cat = Catalog()
+	}
+	root, closeRoot := provideRoot(opts)
+	l, err := loader.Open(root, opts.Config, cat, loader.WithOverride(override))
+	if err != nil {
+		closeRoot()
+		return nil, nil, err
+	}
+	d, err := newDeployment(root, dir)
+	if err != nil {
+		closeRoot()
+		return nil, nil, fmt.Errorf("gordis: %s: a deployment needs the \"tools\" and \"prompt\" services, which a registry entry provides (%w)", opts.Config, err)
+	}
+	d.Loader = l
+	return d, func() {
+		if err := l.Close(); err != nil {
+			root.Logger().Error("gordis: closing the loader", "err", err)
+		}
+		closeRoot()
+	}, nil
 }
 
 // Each plugged plugin is a distinct type, so Wire can tell them apart and the
@@ -145,20 +228,43 @@ func plugSearch(root *runtime.Context, _ toolsFiber, opts Options) (searchFiber,
 	return searchFiber{f}, err
 }
 
+// stackDeployment is the default stack's Deployment, once toolsearch is
+// plugged. (dir comes first so that the injector checks the workspace
+// before it starts the runtime.)
+func stackDeployment(dir workspace, root *runtime.Context, _ searchFiber) (*Deployment, error) {
+	return newDeployment(root, dir)
+}
+
 // newDeployment fetches the services through a small host plugin that
-// injects them, the way any plugin would. (dir comes first so that the
-// injector checks the workspace before it starts the runtime.)
-func newDeployment(dir workspace, root *runtime.Context, _ searchFiber) (*Deployment, error) {
+// injects them, the way any plugin would. Without dir, the workspace is the
+// cwd of the "fs" service, or the process's.
+func newDeployment(root *runtime.Context, dir workspace) (*Deployment, error) {
 	d := &Deployment{Root: root, Workspace: string(dir)}
 	host := runtime.Func("gordis", func(ctx *runtime.Context) (err error) {
 		if d.Tools, err = registry.Tools.Get(ctx); err != nil {
 			return err
 		}
-		d.Prompt, err = registry.Prompts.Get(ctx)
+		if d.Prompt, err = registry.Prompts.Get(ctx); err != nil {
+			return err
+		}
+		if d.Workspace == "" {
+			d.Workspace, err = serviceCwd(ctx)
+		}
 		return err
 	}, runtime.Inject(registry.Tools, registry.Prompts))
 	if _, err := plug(root, host, nil); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// serviceCwd is the cwd of the "fs" service ctx sees when it has one, else
+// the process's.
+func serviceCwd(ctx *runtime.Context) (string, error) {
+	if f, ok := fs.Service.Lookup(ctx); ok {
+		if c, ok := f.(interface{ Cwd() string }); ok && c.Cwd() != "" {
+			return c.Cwd(), nil
+		}
+	}
+	return os.Getwd()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -282,5 +283,113 @@ func BenchmarkBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		cleanup()
+	}
+}
+
+// gordis.yaml is the default deployment: the same tools, descriptions and
+// prompt as Build with no file.
+func TestBuildFromTheDefaultFile(t *testing.T) {
+	dir := t.TempDir()
+	want := build(t, Options{Workspace: dir})
+	got := build(t, Options{Workspace: dir, Config: "gordis.yaml"})
+	if !reflect.DeepEqual(got.Tools.Definitions(), want.Tools.Definitions()) {
+		t.Errorf("tools from gordis.yaml = %q, want %q", toolNames(got.Tools), toolNames(want.Tools))
+	}
+	if g, w := got.Prompt.Assemble(), want.Prompt.Assemble(); g != w {
+		t.Errorf("prompt from gordis.yaml:\n%s\nwant:\n%s", g, w)
+	}
+	if got.Workspace != dir || got.Loader == nil {
+		t.Errorf("Workspace = %q, Loader = %v; want %q and a loader", got.Workspace, got.Loader, dir)
+	}
+	// The policy is on: an edit needs a read first.
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := execute(t, got, newSession(dir), "edit", map[string]string{"file_path": "a.txt", "old_string": "old", "new_string": "new"})
+	if res.Error == nil || res.Error.Code != "FS_NOT_OBSERVED" {
+		t.Errorf("edit without a read = %q (%+v), want FS_NOT_OBSERVED", res.Text, res.Error)
+	}
+}
+
+// Without Workspace, a file's deployment works in its fslocal cwd; with
+// it, and with Unconfined and Roots, the options win over the file, also
+// after a reload.
+func TestBuildFileOptionsWin(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileWS, flagWS, docs := filepath.Join(base, "file"), filepath.Join(base, "flag"), filepath.Join(base, "docs")
+	for _, d := range []string{fileWS, flagWS, docs} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conf := filepath.Join(base, "gordis.yaml")
+	text := "- {id: registry, name: registry}\n- {id: fs, name: fslocal, config: {cwd: " + fileWS + "}}\n- {id: tools, name: toolfs, config: {readLimit: 1}}\n"
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := build(t, Options{Config: conf}); d.Workspace != fileWS {
+		t.Errorf("Workspace = %q, want the file's cwd %q", d.Workspace, fileWS)
+	}
+
+	d := build(t, Options{Config: conf, Workspace: flagWS, Roots: []fslocal.Root{{Path: docs, ReadOnly: true}}})
+	if d.Workspace != flagWS {
+		t.Errorf("Workspace = %q, want the option's %q", d.Workspace, flagWS)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		res := execute(t, d, newSession(flagWS), "read", map[string]string{"file_path": "../docs/a.md"})
+		return res.Text
+	}
+	if got := read(); !strings.Contains(got, "1: 1\n") || strings.Contains(got, "2: 2") {
+		t.Errorf("read with readLimit 1 = %q", got)
+	}
+	// A reload that raises readLimit keeps the options' workspace and roots.
+	if err := os.WriteFile(conf, []byte(strings.Replace(text, "readLimit: 1", "readLimit: 5", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Loader.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !strings.Contains(got, "2: 2") {
+		t.Errorf("read after the reload = %q, want both lines", got)
+	}
+	res := execute(t, d, newSession(flagWS), "write", map[string]string{"file_path": "../docs/a.md", "content": "x"})
+	if res.Error == nil || res.Error.Code != "FS_SANDBOX_DENIED" {
+		t.Errorf("write into the read-only root after the reload = %q, want FS_SANDBOX_DENIED", res.Text)
+	}
+}
+
+func TestBuildFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "gordis.yaml")
+	for _, tc := range []struct {
+		name, file string
+		opts       Options
+		want       string
+	}{
+		{"no registry", "- {id: fs, name: fslocal}\n", Options{}, `gordis: ` + conf + `: a deployment needs the "tools" and "prompt" services, which a registry entry provides (gordis: plugin gordis: PENDING, not active)`},
+		{"invalid entry", "- {id: tools, name: toolfs, config: {readLimit: 0}}\n", Options{}, conf + `:1:49: entry "tools" (toolfs): "readLimit" must be a positive integer`},
+		{"unknown plugin", "- {id: x, name: fslocl}\n", Options{}, `unknown plugin "fslocl" (did you mean "fslocal"?)`},
+		{"no policy", "[]\n", Options{NoPolicy: true}, "set in the file (disable the fspolicy entry for no policy)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(conf, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.opts.Config = conf
+			d, cleanup, err := Build(tc.opts)
+			if err == nil {
+				cleanup()
+				t.Fatalf("Build = %v, want an error", d)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
 	}
 }

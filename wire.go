@@ -4,13 +4,13 @@ package gordis
 
 import "github.com/google/wire"
 
-// Build starts the default deployment: the runtime root, the registry (the
+// buildStack starts the default deployment: the runtime root, the registry (the
 // "tools" and "prompt" services), fslocal (the "fs" service, confined to
 // the workspace and opts.Roots unless opts.Unconfined), fspolicy unless
 // opts.NoPolicy, toolfs (list, read, write, edit) and toolsearch (glob,
 // grep). The cleanup closes the root, disposing every plugin in reverse
 // order. On error nothing is left running.
-func Build(opts Options) (*Deployment, func(), error) {
+func buildStack(opts Options) (*Deployment, func(), error) {
 	wire.Build(
 		provideWorkspace,
 		provideRoot,
@@ -19,7 +19,7 @@ func Build(opts Options) (*Deployment, func(), error) {
 		plugPolicy,
 		plugTools,
 		plugSearch,
-		newDeployment,
+		stackDeployment,
 	)
 	return nil, nil, nil
 }

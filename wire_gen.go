@@ -8,13 +8,13 @@ package gordis
 
 // Injectors from wire.go:
 
-// Build starts the default deployment: the runtime root, the registry (the
+// buildStack starts the default deployment: the runtime root, the registry (the
 // "tools" and "prompt" services), fslocal (the "fs" service, confined to
 // the workspace and opts.Roots unless opts.Unconfined), fspolicy unless
 // opts.NoPolicy, toolfs (list, read, write, edit) and toolsearch (glob,
 // grep). The cleanup closes the root, disposing every plugin in reverse
 // order. On error nothing is left running.
-func Build(opts Options) (*Deployment, func(), error) {
+func buildStack(opts Options) (*Deployment, func(), error) {
 	gordisWorkspace, err := provideWorkspace(opts)
 	if err != nil {
 		return nil, nil, err
@@ -45,7 +45,7 @@ func Build(opts Options) (*Deployment, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
-	deployment, err := newDeployment(gordisWorkspace, context, gordisSearchFiber)
+	deployment, err := stackDeployment(gordisWorkspace, context, gordisSearchFiber)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
