@@ -1,7 +1,7 @@
 # The one entry point for checks. `make test` is what CI runs; `make quick`
 # is the same tests without the race detector, for the edit-test loop.
 
-.PHONY: test quick fmt-check vet wire-check race cross bench bench-smoke bench-tools
+.PHONY: test quick fmt-check vet wire-check race cross bench bench-smoke bench-tools bench-mcp-load
 
 # go test -race needs every package compiled for the race detector; vet and
 # wire load packages with the same flag, so a cold run compiles the tree once
@@ -58,3 +58,11 @@ bench-smoke:
 # make bench-tools ARGS=-quick, or ARGS="-runs 9 -read-mib 256".
 bench-tools:
 	go run ./cmd/benchtools $(ARGS)
+
+# cmd/mcp under N concurrent sessions of small reads and edits, over HTTP (one
+# server) and stdio (a server per session): latency, throughput, memory. Pass
+# flags with ARGS, e.g. make bench-mcp-load ARGS="-sessions 1,10 -interval 1s",
+# or ARGS="-sessions 500 -transport http -settle 130s" for the memory a server
+# gives back after its next forced collection.
+bench-mcp-load:
+	go run ./cmd/mcp/load $(ARGS)
