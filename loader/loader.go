@@ -2,6 +2,7 @@ package loader
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,9 @@ var groupPlugin = runtime.Func(Group, func(*runtime.Context) error { return nil 
 
 // Open reads file, checks every entry, and plugs the enabled ones under
 // ctx, in file order. A file that does not parse or validate plugs nothing:
-// the error is an Errors naming each problem with its position.
+// the error is an Errors naming each problem with its position. A plugin
+// that the runtime refuses undoes the whole Open. An apply that fails
+// does not: its fiber is FAILED, reported by the runtime as usual.
 func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loader, error) {
 	if cat == nil {
 		return nil, errors.New("loader: nil catalogue")
@@ -96,8 +99,12 @@ func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loa
 		return nil, errors.Join(err, top.Dispose())
 	}
 	l.reloadMu.Lock()
-	defer l.reloadMu.Unlock()
-	return l, l.apply(t)
+	err = l.apply(t)
+	l.reloadMu.Unlock()
+	if err != nil {
+		return nil, errors.Join(err, l.Close())
+	}
+	return l, nil
 }
 
 // attach is the loader fiber's apply: it follows the runtime's reports of
@@ -123,7 +130,9 @@ func (l *Loader) read() (*tree, error) {
 // their fibers in place (Fiber.Update), new entries are plugged (in file
 // order), and the rest is not touched. An entry whose plugin, group,
 // inject, isolate or intercept changed is disposed and plugged again. A
-// file that fails to parse or validate changes nothing.
+// file that fails to parse or validate changes nothing. Otherwise the
+// whole difference is applied, and what failed on the way (an update an
+// OnUpdate vetoed, a restart whose apply failed) is returned joined.
 func (l *Loader) Reload() error {
 	l.reloadMu.Lock()
 	defer l.reloadMu.Unlock()
@@ -185,7 +194,7 @@ func (l *Loader) apply(t *tree) error {
 		}
 	}
 	l.mu.Unlock()
-	slices.SortFunc(drop, func(a, b *entry) int { return int(b.seq) - int(a.seq) })
+	slices.SortFunc(drop, func(a, b *entry) int { return cmp.Compare(b.seq, a.seq) })
 	for _, e := range drop {
 		if err := e.fiber.Dispose(); err != nil {
 			errs = append(errs, fmt.Errorf("entry %q (%s): %w", e.spec.id, e.spec.name, err))
@@ -209,9 +218,10 @@ func (l *Loader) apply(t *tree) error {
 			}
 			l.mu.Unlock()
 			if e == nil {
-				if e = l.plug(s, parent); e == nil {
-					errs = append(errs, fmt.Errorf("entry %q (%s): not plugged", s.id, s.name))
-					continue
+				var err error
+				if e, err = l.plug(s, parent); err != nil {
+					errs = append(errs, fmt.Errorf("entry %q (%s): %w", s.id, s.name, err))
+					continue // and its entries
 				}
 			} else if changed {
 				err := e.fiber.Update(json.RawMessage(s.raw))
@@ -240,7 +250,7 @@ func parentID(s *spec) string {
 }
 
 // plug applies s below its group (or the loader's fiber) and records it.
-func (l *Loader) plug(s *spec, parent *entry) *entry {
+func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 	ctx := l.top.Context()
 	if parent != nil {
 		ctx = parent.fiber.Context()
@@ -269,8 +279,7 @@ func (l *Loader) plug(s *spec, parent *entry) *entry {
 		f, err = ctx.Plugin(p, json.RawMessage(s.raw))
 	}
 	if err != nil {
-		l.log.Error("cannot plug", "entry", s.id, "name", s.name, "error", err)
-		return nil
+		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -278,7 +287,7 @@ func (l *Loader) plug(s *spec, parent *entry) *entry {
 	e := &entry{spec: s, fiber: f, parent: parent, seq: l.seq}
 	l.byID[s.id] = e
 	l.byFiber[f] = e
-	return e
+	return e, nil
 }
 
 // realm is the type of the file's isolate labels, so that a label in the
