@@ -57,6 +57,7 @@ type tree struct {
 	entries []*spec // top level, in file order
 	byID    map[string]*spec
 	src     []byte
+	checked map[string]bool // the valid configs, for the next load's parser
 }
 
 // all visits every spec, parents before their entries, in file order.
@@ -93,9 +94,13 @@ type parser struct {
 	file     string
 	cat      *Catalog
 	override Override
-	values   int
-	t        *tree
-	pending  []pending
+	// checked holds the configs (name and canonical JSON) that the last
+	// load found valid: a reload checks only the configs that changed.
+	checked map[string]bool
+
+	values  int
+	t       *tree
+	pending []pending
 }
 
 // pending is an error at node n for the entry s (nil: outside any entry),
@@ -111,8 +116,9 @@ func (p *parser) add(s *spec, n *yaml.Node, err error) {
 }
 
 // parse reads src; it returns the tree or every error found in it.
-func parse(file string, src []byte, cat *Catalog, override Override) (*tree, error) {
-	p := &parser{file: file, cat: cat, override: override, t: &tree{byID: map[string]*spec{}, src: src}}
+func (p *parser) parse(src []byte) (*tree, error) {
+	file := p.file
+	p.t = &tree{byID: map[string]*spec{}, src: src, checked: map[string]bool{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		// The parser's errors are the only ones with a line; the others
@@ -474,8 +480,14 @@ func (p *parser) check(s *spec) {
 	if s.plugin == nil {
 		return
 	}
+	key := s.name + "\x00" + string(s.raw)
+	if p.checked[key] {
+		p.t.checked[key] = true
+		return
+	}
 	err := runtime.CheckConfig(s.plugin, json.RawMessage(s.raw))
 	if err == nil {
+		p.t.checked[key] = true
 		return
 	}
 	var verr *schema.ValidationError

@@ -37,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		tr, err := parse("f.yaml", []byte(text), cat, nil)
+		tr, err := (&parser{file: "f.yaml", cat: cat}).parse([]byte(text))
 		if err != nil {
 			var errs Errors
 			if !errors.As(err, &errs) || len(errs) == 0 {

@@ -32,6 +32,7 @@ type Loader struct {
 	override Override
 	top      *runtime.Fiber
 	log      *slog.Logger
+	checked  map[string]bool // the configs the last load found valid; reloadMu
 
 	reloadMu sync.Mutex
 	fileMu   sync.Mutex // serializes writes to the file
@@ -117,12 +118,19 @@ func (l *Loader) attach(ctx *runtime.Context) error {
 	return err
 }
 
+// read reads and checks the file; reloadMu is held (or Open runs).
 func (l *Loader) read() (*tree, error) {
 	src, err := os.ReadFile(l.file)
 	if err != nil {
 		return nil, err
 	}
-	return parse(l.file, src, l.cat, l.override)
+	p := &parser{file: l.file, cat: l.cat, override: l.override, checked: l.checked}
+	t, err := p.parse(src)
+	if err != nil {
+		return nil, err
+	}
+	l.checked = t.checked
+	return t, nil
 }
 
 // Reload reads the file again and applies the difference: removed and
