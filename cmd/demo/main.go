@@ -32,6 +32,7 @@ import (
 	"github.com/gordis-run/gordis/agent/inproc"
 	"github.com/gordis-run/gordis/agent/scripted"
 	"github.com/gordis-run/gordis/internal/rootflag"
+	"github.com/gordis-run/gordis/loader"
 	"github.com/gordis-run/gordis/plugins/fslocal"
 	"github.com/gordis-run/gordis/registry"
 )
@@ -41,7 +42,8 @@ const usage = `usage: demo [flags]          run the agent on a sample project
        demo prompt [flags]   print the assembled system prompt
        demo replay [flags] [FILE]
                              run tool calls from JSON Lines without a model
-       demo help [COMMAND]   print the help of demo or of COMMAND (tools, prompt, replay)
+       demo config schema    print the JSON Schema of a --config file
+       demo help [COMMAND]   print the help of demo or of COMMAND (tools, prompt, replay, config)
 
 The demo copies a small sample project (notes.md, README.md, src/, docs/) into
 a fresh temporary workspace, removed when the demo ends, builds the default
@@ -54,6 +56,11 @@ then steps, time and token usage.
 The tools reach only the workspace and the directories given with --root
 and --read-only-root (a relative DIR resolves against the workspace, not the
 current directory); --unconfined lifts that.
+
+--config FILE builds the deployment from a file of plugin entries instead
+(gordis.yaml at the repository root is the default one; see docs/loader.md):
+the workspace, --root, --read-only-root and --unconfined still win over its
+fslocal entries.
 
 Model:
   Without DEEPSEEK_API_KEY (or with --offline) a scripted model answers: it
@@ -80,6 +87,16 @@ error, step budget, interrupted, output closed) or the deployment failed; 2
 on a usage error.
 
 Flags:
+`
+
+const configUsage = `usage: demo config schema
+
+Prints one JSON Schema (draft 2020-12) for the files --config reads: a list
+of plugin entries, each config checked by its plugin's own schema. Save it
+and point an editor's YAML language server at it for completion and checks:
+
+  go run ./cmd/demo config schema > gordis.schema.json
+  # yaml-language-server: $schema=gordis.schema.json   (first line of the file)
 `
 
 const toolsUsage = `usage: demo tools [flags]
@@ -121,6 +138,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runReplay(args[1:], stdin, stdout, stderr)
 		case "tools", "prompt":
 			return runInspect(args[0], args[1:], stdout, stderr)
+		case "config":
+			return runConfig(args[1:], stdout, stderr)
 		}
 	}
 	return runDemo(args, stdout, stderr)
@@ -139,8 +158,10 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 		c = inspectCommand(args[0], new(demoFlags))
 	case args[0] == "replay":
 		c = replayCommand(new(replayFlags))
+	case args[0] == "config":
+		c = configCommand()
 	default:
-		fmt.Fprintf(stderr, "demo help: unknown command %q (commands: tools, prompt, replay)\n", args[0])
+		fmt.Fprintf(stderr, "demo help: unknown command %q (commands: tools, prompt, replay, config)\n", args[0])
 		return 2
 	}
 	c.help(stdout)
@@ -199,19 +220,22 @@ func (c *command) usageError(stderr io.Writer, format string, args ...any) {
 	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", c.name, fmt.Sprintf(format, args...), c.name)
 }
 
-// confinement is what the tools may reach besides the workspace.
+// confinement is what the tools may reach besides the workspace, and the
+// file the deployment comes from, if any.
 type confinement struct {
 	unconfined bool
 	roots      []fslocal.Root
+	config     string
 }
 
 func (c *confinement) declare(fl *flag.FlagSet) {
 	fl.BoolVar(&c.unconfined, "unconfined", false, "let the tools reach any path the process may (absolute paths, \"..\", symlinks that\nleave the workspace); by default they reach only the workspace and the roots")
 	rootflag.Declare(fl, &c.roots)
+	fl.StringVar(&c.config, "config", "", "build the deployment from the plugin entries in `FILE` (see gordis.yaml);\nthe workspace and the flags above win over its fslocal entries")
 }
 
 func (c confinement) options(opts gordis.Options) gordis.Options {
-	opts.Unconfined, opts.Roots = c.unconfined, c.roots
+	opts.Unconfined, opts.Roots, opts.Config = c.unconfined, c.roots, c.config
 	return opts
 }
 
@@ -392,6 +416,30 @@ func runInspect(what string, args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := stdout.Write(out); err != nil && !outputGone(err) {
 		fmt.Fprintln(stderr, "demo:", err)
+		return 1
+	}
+	return 0
+}
+
+func configCommand() *command { return newCommand("demo config", configUsage, "schema") }
+
+// runConfig is `demo config schema`: see configUsage.
+func runConfig(args []string, stdout, stderr io.Writer) int {
+	c := configCommand()
+	if code, ok := c.parse(args, stdout, stderr); !ok {
+		return code
+	}
+	if c.flags.Arg(0) != "schema" {
+		c.usageError(stderr, "want the subcommand schema")
+		return 2
+	}
+	schema, err := loader.Schema(gordis.Catalog())
+	if err != nil {
+		fmt.Fprintln(stderr, "demo config:", err)
+		return 1
+	}
+	if _, err := stdout.Write(append(schema, '\n')); err != nil && !outputGone(err) {
+		fmt.Fprintln(stderr, "demo config:", err)
 		return 1
 	}
 	return 0

@@ -221,7 +221,7 @@ func TestPrompt(t *testing.T) {
 
 func TestHelpAndUsageErrors(t *testing.T) {
 	code, out, _ := runDemoT(t, "--help")
-	for _, w := range []string{"DEEPSEEK_API_KEY", "DEEPSEEK_MODEL", "DEEPSEEK_BASE_URL", "demo tools", "demo prompt", "demo replay", "-workspace", "-trace", "-prompt", "-offline", "-max-steps", "-script"} {
+	for _, w := range []string{"DEEPSEEK_API_KEY", "DEEPSEEK_MODEL", "DEEPSEEK_BASE_URL", "demo tools", "demo prompt", "demo replay", "-workspace", "-trace", "-prompt", "-offline", "-max-steps", "-script", "-config", "demo config schema"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("--help lacks %q", w)
 		}
@@ -392,7 +392,7 @@ func TestUsageErrorsOneLine(t *testing.T) {
 		{[]string{"tools", "extra"}, "demo tools: unexpected argument \"extra\" (see demo tools --help)\n"},
 		{[]string{"prompt", "--trace", "x"}, "demo prompt: flag provided but not defined: -trace (see demo prompt --help)\n"},
 		{[]string{"replay", "--bogus"}, "demo replay: flag provided but not defined: -bogus (see demo replay --help)\n"},
-		{[]string{"help", "bogus"}, "demo help: unknown command \"bogus\" (commands: tools, prompt, replay)\n"},
+		{[]string{"help", "bogus"}, "demo help: unknown command \"bogus\" (commands: tools, prompt, replay, config)\n"},
 		{[]string{"help", "tools", "prompt"}, "demo help: at most one COMMAND (see demo --help)\n"},
 	} {
 		if code, out, errOut := runDemoT(t, tc.args...); code != 2 || out != "" || errOut != tc.want {
@@ -498,12 +498,12 @@ func TestInspectWritesNothing(t *testing.T) {
 func TestConfinementFlags(t *testing.T) {
 	var f demoFlags
 	c := demoCommand(&f)
-	if code, ok := c.parse([]string{"--root", "rel", "--read-only-root", "/ro", "--root", "/rw", "--unconfined"}, &bytes.Buffer{}, &bytes.Buffer{}); !ok {
+	if code, ok := c.parse([]string{"--root", "rel", "--read-only-root", "/ro", "--root", "/rw", "--unconfined", "--config", "g.yaml"}, &bytes.Buffer{}, &bytes.Buffer{}); !ok {
 		t.Fatalf("parse: exit %d", code)
 	}
 	// A relative root goes to the library as given: it resolves against
 	// the workspace there, not against the process's directory here.
-	want := gordis.Options{Workspace: "w", Unconfined: true, Roots: []fslocal.Root{
+	want := gordis.Options{Workspace: "w", Unconfined: true, Config: "g.yaml", Roots: []fslocal.Root{
 		{Path: "rel"}, {Path: "/ro", ReadOnly: true}, {Path: "/rw"},
 	}}
 	if got := f.options(gordis.Options{Workspace: "w"}); !reflect.DeepEqual(got, want) {
