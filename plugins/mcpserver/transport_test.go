@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,11 +138,14 @@ func TestIOTransportAnswersBadLines(t *testing.T) {
 	}
 }
 
-// A line longer than the limit is skipped whole and answered; the next
-// line is read as usual. One of exactly the limit passes.
+// A line longer than the limit is skipped whole, answered and said
+// (mcpevents.RefusalEvent); the next line is read as usual. One of exactly
+// the limit passes.
 func TestIOTransportLineTooLong(t *testing.T) {
 	const limit = 1 << 20
-	c, _ := serveRawLimited(t, newFixture(t), limit)
+	fx := newFixture(t)
+	ev := recordEvents(t, fx.d.Root)
+	c, _ := serveRawLimited(t, fx, limit)
 	c.handshake()
 	ping := func(id int, size int) string {
 		head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"ping","params":{"x":"`
@@ -163,6 +167,10 @@ func TestIOTransportLineTooLong(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	if got, want := c.recv(), `{"jsonrpc":"2.0","id":4,"result":{}}`; got != want {
 		t.Errorf("got %s, want %s", got, want)
+	}
+	want := []string{"session open=true id=false", "refused message", "refused message"}
+	if got := ev.await(t, len(want)); !slices.Equal(got, want) {
+		t.Errorf("events: %q, want %q", got, want)
 	}
 }
 
