@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/gordis-run/gordis/runtime"
 )
@@ -28,7 +29,8 @@ func Schema(cat *Catalog) ([]byte, error) {
 			continue // a config passed through unchecked
 		}
 		defs["plugin:"+name] = json.RawMessage(s)
-		cases = append(cases, when(name, map[string]any{"$ref": "#/$defs/plugin:" + name}))
+		ref := strings.NewReplacer("~", "~0", "/", "~1").Replace("plugin:" + name) // a JSON Pointer token
+		cases = append(cases, when(name, map[string]any{"$ref": "#/$defs/" + ref}))
 	}
 	cases = append(cases, when(Group, map[string]any{"$ref": "#/$defs/entries"}))
 	defs["entries"] = map[string]any{

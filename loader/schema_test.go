@@ -9,6 +9,7 @@ import (
 
 	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/loader"
+	"github.com/gordis-run/gordis/runtime"
 )
 
 // The file's schema accepts what the loader accepts and rejects, with the
@@ -53,5 +54,24 @@ func TestSchema(t *testing.T) {
 		if got := fmt.Sprint(s.Validate(raw)); got != tc.want {
 			t.Errorf("%s:\ngot  %s\nwant %s", tc.file, got, tc.want)
 		}
+	}
+}
+
+// A plugin name with a slash is escaped in the schema's references.
+func TestSchemaSlashName(t *testing.T) {
+	cat, err := loader.NewCatalog(runtime.Configured("acme/tool", func(*runtime.Context, Config) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := loader.Schema(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Compile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(s.Validate([]byte(`[{"name": "acme/tool", "config": {"limit": 0}}]`))); got != `"[0].config.limit" must be >= 1` {
+		t.Fatalf("got %s", got)
 	}
 }
