@@ -306,22 +306,29 @@ func TestIsolateRealms(t *testing.T) {
 	expect(t, rec, "apply store common", "reader r4 sees common (greeting r4)")
 }
 
+// An entry's inject, and its group's, hold it PENDING until a provider
+// comes, here with a reload.
 func TestInjectPendingThenResolved(t *testing.T) {
 	l, rec, file := setup(t, `
 - id: waits
   name: counter
   inject: [store]
   config: {greeting: w}
+- id: g
+  name: group
+  inject: [store]
+  config:
+    - {id: inner, name: counter, config: {greeting: inner}}
 `)
 	expect(t, rec)
-	if got := l.Fiber("waits").State(); got != runtime.Pending {
-		t.Fatalf("waits is %v", got)
+	if a, b, g := l.Fiber("waits").State(), l.Fiber("inner").State(), l.Fiber("g").State(); a != runtime.Pending || b != runtime.Pending || g != runtime.Active {
+		t.Fatalf("waits %v, inner %v, g %v", a, b, g)
 	}
 	write(t, file, read(t, file)+"- {id: s, name: store, config: {greeting: s}}\n")
 	if err := l.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	expect(t, rec, "apply store s", "apply counter w 0")
+	expect(t, rec, "apply store s", "apply counter w 0", "apply counter inner 0")
 }
 
 func TestIntercept(t *testing.T) {
