@@ -144,7 +144,7 @@ func (l *Loader) read() (*tree, error) {
 func (l *Loader) Reload() error {
 	l.reloadMu.Lock()
 	defer l.reloadMu.Unlock()
-	if l.isClosed() {
+	if l.isClosed() || l.top.State() == runtime.Disposed { // or the root closed
 		return ErrClosed
 	}
 	t, err := l.read()

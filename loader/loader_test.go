@@ -499,6 +499,32 @@ func TestCloseDisposesNewestFirst(t *testing.T) {
 	}
 }
 
+// A root closed under the loader disposes its entries without writing
+// them as disabled, and the loader is closed with it.
+func TestRootClosedUnderLoader(t *testing.T) {
+	rec := &recorder{}
+	text := "- {id: a, name: counter, config: {greeting: a}}\n"
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), text)
+	root := runtime.New()
+	l, err := loader.Open(root, file, plugins(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply counter a 0", "dispose counter a")
+	if got := read(t, file); got != text {
+		t.Fatalf("the file changed:\n%s", got)
+	}
+	if err := l.Reload(); !errors.Is(err, loader.ErrClosed) {
+		t.Fatalf("Reload: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Moving a group to another label moves its store to that label's realm:
 // the reader of the old label waits again, the reader of the new one
 // gets it.
