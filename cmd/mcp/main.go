@@ -24,13 +24,15 @@ import (
 
 	"github.com/gordis-run/gordis"
 	"github.com/gordis-run/gordis/internal/rootflag"
+	"github.com/gordis-run/gordis/loader"
 	"github.com/gordis-run/gordis/plugins/fslocal"
+	"github.com/gordis-run/gordis/plugins/mcpclient"
 	"github.com/gordis-run/gordis/plugins/mcpserver"
 	"github.com/gordis-run/gordis/plugins/metrics"
 	"github.com/gordis-run/gordis/runtime"
 )
 
-const usage = `usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...
+const usage = `usage: mcp [--config FILE] [--workspace DIR] [--root DIR]... [--read-only-root DIR]...
            [--unconfined] [--no-policy] [--max-message SIZE]
            [--log-format text|json] [--log-level debug|info|warn|error]
            [--http ADDR [--token-file FILE | --no-auth] [--tls-cert FILE --tls-key FILE]
@@ -48,6 +50,15 @@ The tools are confined to the workspace and the directories given with
 not the current directory): a path outside them, or a change under a
 read-only root, is refused with FS_SANDBOX_DENIED. --unconfined lifts the
 confinement.
+
+--config FILE builds the deployment from a file of plugin entries
+(gordis.yaml at the repository root is the default one; see docs/loader.md),
+with mcpclient in its catalogue besides the standard plugins. --workspace,
+--root, --read-only-root and --unconfined win over its fslocal entries;
+--no-policy is refused with it (disable the fspolicy entry instead). The
+server applies every save of the file, and SIGHUP reloads it, without a
+restart: only the entries that changed are touched, and a file that does
+not load is logged and changes nothing.
 
 Each MCP session is its own read-before-write session: a file must be read
 in the session before the session may edit or overwrite it, and only while
@@ -87,6 +98,7 @@ func main() {
 }
 
 type options struct {
+	config     string
 	workspace  string
 	roots      []fslocal.Root
 	unconfined bool
@@ -114,6 +126,7 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 	fl := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fl.SetOutput(io.Discard) // errors go to stderr and the help to stdout, below
 	fl.Usage = func() {}
+	fl.StringVar(&o.config, "config", "", "build the deployment from the plugin entries in `FILE` (see gordis.yaml), and\nfollow its changes")
 	fl.StringVar(&o.workspace, "workspace", "", "the `DIR` relative paths resolve against and the tools are confined to\n(default: the current directory)")
 	rootflag.Declare(fl, &o.roots)
 	fl.BoolVar(&o.unconfined, "unconfined", false, "let the tools reach paths outside the workspace and the roots")
@@ -164,6 +177,9 @@ func run(args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Wr
 func (o *options) check() error {
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if o.config != "" && o.noPolicy {
+		return errors.New("--no-policy and --config exclude each other: set disabled: true on the file's fspolicy entry")
 	}
 	if o.http == "" {
 		if o.tokenFile != "" || o.noAuth || o.tlsCert != "" || o.tlsKey != "" || o.metrics != "" {
@@ -244,17 +260,32 @@ func newLogger(format string, level slog.Level, w io.Writer) *slog.Logger {
 }
 
 func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadCloser, stdout io.WriteCloser) error {
-	d, closeDeployment, err := gordis.Build(gordis.Options{
+	opts := gordis.Options{
 		Workspace:  o.workspace,
 		Roots:      o.roots,
 		Unconfined: o.unconfined,
 		NoPolicy:   o.noPolicy,
 		Logger:     logger,
-	})
+		Config:     o.config,
+	}
+	if o.config != "" {
+		opts.Catalog = gordis.Catalog()
+		if err := opts.Catalog.Register(mcpclient.Plugin); err != nil {
+			return err
+		}
+	}
+	d, closeDeployment, err := gordis.Build(opts)
 	if err != nil {
 		return err
 	}
 	defer closeDeployment()
+	if d.Loader != nil {
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := follow(ctx, d.Loader, o.config, logger); err != nil {
+			return err
+		}
+	}
 	// The metrics plugin comes first, to count the server's sessions and
 	// calls from the start.
 	var stats *metrics.Metrics
@@ -276,6 +307,32 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return nil // interrupted, or the client went away
 	}
 	return err
+}
+
+// follow reloads the deployment file on every save and on SIGHUP, until
+// ctx ends. A file that does not load is logged, and changes nothing.
+func follow(ctx context.Context, l *loader.Loader, file string, logger *slog.Logger) error {
+	if err := l.Watch(ctx); err != nil {
+		return err
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := l.Reload(); err != nil {
+					logger.Error("config reload on SIGHUP failed; the running plugins are unchanged", "file", file, "err", err)
+				} else {
+					logger.Info("config reloaded on SIGHUP", "file", file)
+				}
+			}
+		}
+	}()
+	return nil
 }
 
 // plug loads p on the deployment's root and returns the service it

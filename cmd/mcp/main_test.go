@@ -54,7 +54,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"usage: mcp [--workspace DIR] [--root DIR]... [--read-only-root DIR]...", "FS_SANDBOX_DENIED", "-http ADDR", "-unconfined", "-no-policy", "-workspace DIR",
+	for _, want := range []string{"usage: mcp [--config FILE] [--workspace DIR] [--root DIR]... [--read-only-root DIR]...", "FS_SANDBOX_DENIED", "-http ADDR", "-config FILE", "SIGHUP reloads it", "-unconfined", "-no-policy", "-workspace DIR",
 		"-root DIR", "-read-only-root DIR", "(a relative DIR resolves against the workspace,\nnot the current directory)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
@@ -75,6 +75,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--http", "example.com:8080", "--no-auth"}, 2, "mcp: --no-auth is refused on example.com:8080: anyone who can reach it could use the tools; listen on a loopback address (127.0.0.1:PORT) or use a token (see mcp --help)\n"},
 		{[]string{"--http", "8080", "--tls-cert", "c.pem"}, 2, "mcp: --tls-cert and --tls-key go together (see mcp --help)\n"},
 		{[]string{"--http", "8080", "--tls-key", "k.pem"}, 2, "mcp: --tls-cert and --tls-key go together (see mcp --help)\n"},
+		{[]string{"--config", "gordis.yaml", "--no-policy"}, 2, "mcp: --no-policy and --config exclude each other: set disabled: true on the file's fspolicy entry (see mcp --help)\n"},
+		{[]string{"--config", "/nonexistent/gordis.yaml"}, 1, "mcp: open /nonexistent/gordis.yaml: no such file or directory\n"},
 		{[]string{"--no-auth"}, 2, "mcp: --token-file, --no-auth, --tls-cert, --tls-key and --metrics need --http (see mcp --help)\n"},
 		{[]string{"--metrics", "9090"}, 2, "mcp: --token-file, --no-auth, --tls-cert, --tls-key and --metrics need --http (see mcp --help)\n"},
 		{[]string{"--http", "8080", "--metrics", "a:b:c"}, 2, "mcp: --metrics \"a:b:c\": want PORT, :PORT or HOST:PORT (see mcp --help)\n"},
