@@ -131,11 +131,13 @@ func buildFile(opts Options) (*Deployment, func(), error) {
 		return nil, nil, fmt.Errorf("gordis: %s: a deployment needs the \"tools\" and \"prompt\" services, which a registry entry provides (%w)", opts.Config, err)
 	}
 	d.Loader = l
+	// Closing the root disposes the entries after the plugins that use
+	// them; the loader then only stops watching.
 	return d, func() {
+		closeRoot()
 		if err := l.Close(); err != nil {
 			root.Logger().Error("gordis: closing the loader", "err", err)
 		}
-		closeRoot()
 	}, nil
 }
 
