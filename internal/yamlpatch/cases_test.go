@@ -410,6 +410,10 @@ b: 1
 		want: "a: &x 5\nb: 2\n"},
 	{name: "root replaced", src: "# top\n{a: 1}\n", op: "set", path: Path{}, value: map[string]any{"b": 2},
 		want: "# top\n{b: 2}\n"},
+	{name: "comments before, after and inline kept", src: "# before a\na: 1 # inline a\n# after a\nb: 2\n", op: "set", path: Path{"a"}, value: map[string]any{"x": 1},
+		want: "# before a\na: # inline a\n  x: 1\n# after a\nb: 2\n"},
+	{name: "comments around a deleted key kept", src: "# before a\na: 1 # inline a\n# after a\nb: 2\n", op: "delete", path: Path{"a"},
+		want: "# before a\n# after a\nb: 2\n"},
 	{name: "delete a key", src: entries, op: "delete", path: Path{0, "config", "cwd"},
 		want: `# deployment
 - id: fs   # stable
