@@ -27,43 +27,47 @@ type change struct {
 
 // updated writes back a config that an entry's plugin gave itself.
 func (l *Loader) updated(c runtime.ConfigChange) error {
+	id, changes, cfg, err := l.take(c)
+	if id == "" || err != nil {
+		return err
+	}
+	return l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
+		return setConfig(src, at, changes, cfg)
+	})
+}
+
+// take records a config change of an entry's fiber that the loader did not
+// make, and returns the entry's id (or "" for another change), what
+// changed, and the config as the file will now give it. The entry holds
+// that config from now on, so that the reload the write causes finds
+// nothing to do.
+func (l *Loader) take(c runtime.ConfigChange) (id string, changes []change, cfg any, err error) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	e := l.byFiber[c.Fiber]
 	if e == nil || e.gone || e.ours > 0 || l.closed {
-		l.mu.Unlock()
-		return nil
+		return "", nil, nil, nil
 	}
 	from, err := jsonValue(c.From)
 	if err != nil {
-		l.mu.Unlock()
-		return err
+		return "", nil, nil, err
 	}
 	to, err := jsonValue(c.To)
 	if err != nil {
-		l.mu.Unlock()
-		return err
+		return "", nil, nil, err
 	}
-	changes := diff(nil, from, to, nil)
-	if len(changes) == 0 {
-		l.mu.Unlock()
-		return nil
+	if changes = diff(nil, from, to, nil); len(changes) == 0 {
+		return "", nil, nil, nil
 	}
-	// The entry now holds what the file will say, so that the reload the
-	// write causes finds nothing to do.
 	s := *e.spec
 	for _, ch := range changes {
 		s.config = patch(s.config, ch.path, ch.value, ch.del)
 	}
 	if s.raw, err = json.Marshal(s.config); err != nil {
-		l.mu.Unlock()
-		return err
+		return "", nil, nil, err
 	}
 	e.spec = &s
-	id, cfg := s.id, s.config
-	l.mu.Unlock()
-	return l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
-		return setConfig(src, at, changes, cfg)
-	})
+	return s.id, changes, s.config, nil
 }
 
 // setConfig writes changes into the config of the entry at path. A change
@@ -73,26 +77,26 @@ func setConfig(src []byte, at yamlpatch.Path, changes []change, cfg any) ([]byte
 	base := append(slices.Clip(at), "config")
 	for _, ch := range changes {
 		path := append(slices.Clip(base), anys(ch.path)...)
-		var err error
+		var (
+			out []byte
+			err error
+		)
 		if ch.del {
-			if src, err = yamlpatch.Delete(src, path); errors.Is(err, yamlpatch.ErrNotFound) {
-				err = nil
+			if out, err = yamlpatch.Delete(src, path); errors.Is(err, yamlpatch.ErrNotFound) {
+				continue // not in the file: a default the plugin dropped
 			}
 		} else {
-			var out []byte
 			for n := len(ch.path); n >= 0; n-- {
 				out, err = yamlpatch.Set(src, append(slices.Clip(base), anys(ch.path[:n])...), valueAt(cfg, ch.path[:n]))
 				if !errors.Is(err, yamlpatch.ErrNotFound) {
 					break
 				}
 			}
-			if err == nil {
-				src = out
-			}
 		}
 		if err != nil {
 			return nil, err
 		}
+		src = out
 	}
 	return src, nil
 }

@@ -209,3 +209,32 @@ func TestWriteBackThroughLink(t *testing.T) {
 		t.Fatalf("the link was replaced: %v, %v", fi.Mode(), err)
 	}
 }
+
+// A plugin that drops every key: those in the file are deleted, a default
+// that never was in it is passed over.
+func TestSelfUpdateDropsKeys(t *testing.T) {
+	l, rec, file := setup(t, `- id: a
+  name: counter
+  config:
+    limit: 1
+    roots:
+      - path: x
+  # after
+`)
+	rec.take()
+	if err := l.Fiber("a").Update(Config{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `- id: a
+  name: counter
+  config: {}
+  # after
+`
+	if got := read(t, file); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "dispose counter hi", "apply counter hi 0")
+}
