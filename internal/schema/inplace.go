@@ -29,10 +29,11 @@ func (d *Decoder) DecodeInPlace(raw []byte, dst any, inPlace func(name string, s
 }
 
 // pendingString is a string chosen for decoding in place: the field it
-// goes to and the span of its body in raw.
+// goes to, the span of its body in raw, and whether the body is all ASCII.
 type pendingString struct {
 	field      *field
 	start, end int
+	ascii      bool
 }
 
 // str decodes the string value at s.i into the field f. A string chosen
@@ -43,8 +44,8 @@ func (st *decodeState) str(f *field) bool {
 	s := st.s
 	if st.inPlace != nil {
 		start := s.i + 1
-		if end := checkedQuote(s.b, start); end >= 0 && st.inPlace(f.name, end-start) {
-			st.pending = append(st.pending, pendingString{field: f, start: start, end: end})
+		if end, ascii := checkedQuote(s.b, start); end >= 0 && st.inPlace(f.name, end-start) {
+			st.pending = append(st.pending, pendingString{field: f, start: start, end: end, ascii: ascii})
 			s.i = end + 1
 			return true
 		}
@@ -61,7 +62,7 @@ func (st *decodeState) str(f *field) bool {
 func (st *decodeState) finishInPlace() []Span {
 	var spans []Span
 	for _, p := range st.pending {
-		v, changed := unquoteInPlace(st.s.b[p.start:p.end])
+		v, changed := unquoteInPlace(st.s.b[p.start:p.end], p.ascii)
 		st.target(p.field).SetString(v)
 		if changed {
 			spans = append(spans, Span{Start: p.start - 1, End: p.end + 1, Value: v})
@@ -75,9 +76,10 @@ func (st *decodeState) finishInPlace() []Span {
 // that changed body (a body without escapes and of valid UTF-8 is its own
 // decoding). Each escape is longer than what it stands for, so the
 // decoding never overtakes the bytes still to be read; only invalid UTF-8
-// grows (see unquoteInvalidInPlace).
-func unquoteInPlace(body []byte) (string, bool) {
-	if !utf8.Valid(body) {
+// grows (see unquoteInvalidInPlace). ascii says the body is all ASCII,
+// which spares a UTF-8 check.
+func unquoteInPlace(body []byte, ascii bool) (string, bool) {
+	if !ascii && !utf8.Valid(body) {
 		return unquoteInvalidInPlace(body)
 	}
 	w, r := 0, 0 // decoded body[:w] from body[:r]

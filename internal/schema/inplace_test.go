@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -187,7 +188,7 @@ func FuzzUnquoteInPlace(f *testing.F) {
 		lit := append(append([]byte{'"'}, body...), '"')
 		var want string
 		wantErr := json.Unmarshal(lit, &want)
-		end := checkedQuote(lit, 1)
+		end, ascii := checkedQuote(lit, 1)
 		ok := end == len(lit)-1 // a quote inside ends the literal early
 		if ok != (wantErr == nil) {
 			t.Fatalf("%q: checked ok=%v, encoding/json says %v", body, ok, wantErr)
@@ -195,7 +196,10 @@ func FuzzUnquoteInPlace(f *testing.F) {
 		if !ok {
 			return
 		}
-		got, changed := unquoteInPlace(lit[1:end])
+		if ascii != !bytes.ContainsFunc(body, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			t.Fatalf("%q: ascii %v", body, ascii)
+		}
+		got, changed := unquoteInPlace(lit[1:end], ascii)
 		if got != want {
 			t.Fatalf("%q: decoded %q, want %q", body, got, want)
 		}
@@ -217,7 +221,7 @@ func BenchmarkUnquoteInPlace(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(buf, body)
-				if s, changed := unquoteInPlace(buf); len(s) < 8<<20 || !changed {
+				if s, changed := unquoteInPlace(buf, tail == ""); len(s) < 8<<20 || !changed {
 					b.Fatal(len(s), changed)
 				}
 			}

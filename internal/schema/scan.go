@@ -77,7 +77,7 @@ func (s *scanner) skipString() bool {
 	if s.valid {
 		end = closingQuote(s.b, s.i+1)
 	} else {
-		end = checkedQuote(s.b, s.i+1)
+		end, _ = checkedQuote(s.b, s.i+1)
 	}
 	if end < 0 {
 		return false
@@ -150,20 +150,25 @@ func closingQuote(b []byte, start int) int {
 
 // checkedQuote is closingQuote for a body not known to be valid: it
 // returns -1 also when the body holds a control character or an invalid
-// escape. Invalid UTF-8 is valid JSON (encoding/json decodes it as
-// U+FFFD), so, unlike unquote, it leaves non-ASCII bytes alone: it finds
-// the quote and the backslashes with bytes.IndexByte and tests the rest
-// for control characters eight bytes at a time, without a branch.
-func checkedQuote(b []byte, start int) int {
-	end := closingQuote(b, start)
-	if end < 0 || hasControl(b[start:end]) {
-		return -1
+// escape, and reports whether the body is all ASCII. Invalid UTF-8 is
+// valid JSON (encoding/json decodes it as U+FFFD), so, unlike unquote, it
+// leaves non-ASCII bytes alone: it finds the quote and the backslashes
+// with bytes.IndexByte and tests the rest for control characters eight
+// bytes at a time, without a branch.
+func checkedQuote(b []byte, start int) (end int, ascii bool) {
+	end = closingQuote(b, start)
+	if end < 0 {
+		return -1, false
+	}
+	control, ascii := scanBytes(b[start:end])
+	if control {
+		return -1, false
 	}
 	body := b[start:end]
 	for i := 0; ; {
 		j := bytes.IndexByte(body[i:], '\\')
 		if j < 0 {
-			return end
+			return end, ascii
 		}
 		i += j
 		if i+1 < len(body) && shortEscapes[body[i+1]] != 0 {
@@ -172,28 +177,30 @@ func checkedQuote(b []byte, start int) int {
 		}
 		_, size := unicodeEscape(body[i:])
 		if size == 0 {
-			return -1
+			return -1, false
 		}
 		i += size
 	}
 }
 
-// hasControl reports whether b holds a byte below 0x20. A borrow in the
-// subtraction starts only at such a byte, so the accumulated flags are
-// all clear exactly when there is none.
-func hasControl(b []byte) bool {
-	var flags uint64
+// scanBytes reports whether b holds a byte below 0x20, and whether all its
+// bytes are ASCII. A borrow in the subtraction starts only at a byte below
+// 0x20, so the accumulated flags are all clear exactly when there is none.
+func scanBytes(b []byte) (control, ascii bool) {
+	var flags, high uint64
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		flags |= (x - lsb*0x20) &^ x
+		high |= x
 	}
 	for _, c := range b[i:] {
 		if c < 0x20 {
-			return true
+			return true, false
 		}
+		high |= uint64(c)
 	}
-	return flags&msb != 0
+	return flags&msb != 0, high&msb == 0
 }
 
 // unquote decodes a string body from b[i:] up to its closing quote, as
