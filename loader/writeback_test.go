@@ -238,3 +238,24 @@ func TestSelfUpdateDropsKeys(t *testing.T) {
 	}
 	expect(t, rec, "dispose counter hi", "apply counter hi 0")
 }
+
+// A key an override set is not in the file: when the plugin drops it,
+// there is nothing to delete, and the rest is still written.
+func TestSelfUpdateDropsOverriddenKey(t *testing.T) {
+	text := "- {id: a, name: counter, config: {greeting: a}}\n"
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), text)
+	l, err := loader.Open(runtimetest.New(t), file, plugins(t, &recorder{}), loader.WithOverride(func(_, _ string, c map[string]any) error {
+		c["roots"] = []any{map[string]any{"path": "flag"}}
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Fiber("a").Update(Config{Greeting: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(t, file), "- {id: a, name: counter, config: {greeting: b}}\n"; got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+}
