@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"sync/atomic"
 	"testing"
 )
 
@@ -182,5 +183,56 @@ func BenchmarkResolveConfigNoLayer(b *testing.B) {
 		if c, err := ResolveConfig(ctx, svc.Name(), benchLimits{Read: 10}); err != nil || c.Read != 10 {
 			b.Fatal(c, err)
 		}
+	}
+}
+
+// benchNote is an event argument too large to box without allocating, like
+// the registry's Start and Result.
+type benchNote struct {
+	Tool string
+	N    int
+}
+
+// BenchmarkEmitObserved is an emit with one listener, when nothing observes
+// (none), when only another event is observed (other), when this event is
+// observed (this), and when everything is (all). The observed variants flush
+// before the timer stops, so the delivery, done on other goroutines, is
+// inside the time and the allocations.
+func BenchmarkEmitObserved(b *testing.B) {
+	for _, v := range []string{"none", "other", "this", "all"} {
+		b.Run(v, func(b *testing.B) {
+			root := New()
+			defer root.Close()
+			ev := NewEvent[benchNote]("bench/observed")
+			if _, err := ev.On(root, func(benchNote) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+			var seen atomic.Int64
+			var err error
+			switch v {
+			case "other":
+				err = NewEvent[benchNote]("bench/observed-other").Observe(root, func(benchNote) { seen.Add(1) })
+			case "this":
+				err = ev.Observe(root, func(benchNote) { seen.Add(1) })
+			case "all":
+				err = root.ObserveAll(func(Note) { seen.Add(1) })
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				_ = ev.Emit(root, benchNote{Tool: "read", N: i})
+			}
+			root.Flush()
+			want := int64(b.N)
+			if v == "none" || v == "other" {
+				want = 0
+			}
+			if seen.Load() != want {
+				b.Fatalf("observed %d of %d", seen.Load(), want)
+			}
+		})
 	}
 }
