@@ -1,6 +1,9 @@
 package yamlpatch
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // editCase is one edit with the exact text it must produce.
 type editCase struct {
@@ -46,267 +49,71 @@ const entries = `# deployment
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 
+// edited returns s with its one occurrence of old replaced by new: an
+// expected output written as the lines it changes.
+func edited(s, old, new string) string {
+	if strings.Count(s, old) != 1 {
+		panic("not exactly one " + strconv.Quote(old))
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
 var editCases = []editCase{
 	{name: "block scalar keeps its comment", src: entries, op: "set", path: Path{0, "config", "cwd"}, value: "/srv",
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: /srv # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    cwd: ~/p # workspace\n", "    cwd: /srv # workspace\n")},
 	{name: "flow mapping value", src: entries, op: "set", path: Path{1, "config", "readLimit"}, value: 3000,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 3000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "  config: {readLimit: 2000}   # caps\n", "  config: {readLimit: 3000}   # caps\n")},
 	{name: "flow mapping stays flow", src: entries, op: "set", path: Path{1, "config"}, value: map[string]any{"readLimit": 1, "roots": []any{map[string]any{"path": "a b"}}},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 1, roots: [{path: a b}]}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "  config: {readLimit: 2000}   # caps\n", "  config: {readLimit: 1, roots: [{path: a b}]}   # caps\n")},
 	{name: "flow mapping gains a key", src: entries, op: "set", path: Path{1, "config", "writeLimit"}, value: 5,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000, writeLimit: 5}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "  config: {readLimit: 2000}   # caps\n", "  config: {readLimit: 2000, writeLimit: 5}   # caps\n")},
 	{name: "flow mapping gains a first key", src: entries, op: "insert", path: Path{1, "config", "id"}, value: "x",
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
+		want: edited(entries, "  config: {readLimit: 2000}   # caps\n", "  config: {id: x, readLimit: 2000}   # caps\n")},
+	{name: "config updated key by key, comments and flow kept", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x", "y"}},
+		want: edited(entries, `    cwd: ~/p # workspace
 
     roots: [{path: v}]
-- id: tools
-  config: {id: x, readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
-	{name: "config updated key by key, comments and flow kept", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "/a", "roots": []any{"x", "y"}},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: /a # workspace
+`, `    cwd: /a # workspace
 
     roots: [x, "y"]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`)},
 	{name: "config with a key removed and one added", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"cwd": "~/p", "writeLimit": 5},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-    writeLimit: 5
-
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    cwd: ~/p # workspace\n\n    roots: [{path: v}]\n", "    cwd: ~/p # workspace\n    writeLimit: 5\n\n")},
 	{name: "block mapping replaced in its indentation", src: entries, op: "set", path: Path{0, "config"}, value: map[string]any{"a": 1, "b": []any{"x"}},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    a: 1
+		want: edited(entries, `    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+`, `    a: 1
     b:
       - x
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`)},
 	{name: "nested group entry", src: entries, op: "set", path: Path{2, "config", 1, "config", "readLimit"}, value: 20,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 20
-`},
+		want: edited(entries, "        readLimit: 10\n", "        readLimit: 20\n")},
 	{name: "nested flow entry in a group", src: entries, op: "set", path: Path{2, "config", 0, "disabled"}, value: false,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: false}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    - {id: audit, name: log, disabled: true}\n", "    - {id: audit, name: log, disabled: false}\n")},
 	{name: "disabled added at the end of an entry", src: entries, op: "set", path: Path{0, "disabled"}, value: true,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
+		want: edited(entries, "    roots: [{path: v}]\n", `    roots: [{path: v}]
   disabled: true
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`)},
 	{name: "disabled added to a nested entry", src: entries, op: "set", path: Path{2, "config", 1, "disabled"}, value: true,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
+		want: edited(entries, "        readLimit: 10\n", `        readLimit: 10
       disabled: true
-`},
+`)},
 	{name: "id inserted first", src: entries, op: "insert", path: Path{2, "id"}, value: "group-1a2b",
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- id: group-1a2b
+		want: edited(entries, "- name: group\n", `- id: group-1a2b
   name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`)},
 	{name: "scalar becomes a mapping, comment kept on the key", src: entries, op: "set", path: Path{0, "config", "cwd"}, value: map[string]any{"path": "/a", "readOnly": true},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: # workspace
+		want: edited(entries, "    cwd: ~/p # workspace\n", `    cwd: # workspace
       path: /a
       readOnly: true
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`)},
 	{name: "mapping becomes a scalar", src: entries, op: "set", path: Path{2, "config", 1, "config"}, value: nil,
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config: null
-`},
-	{name: "flow mapping becomes a scalar", src: entries, op: "set", path: Path{1, "config"}, value: "none",
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: none   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
+		want: edited(entries, `      config:
         readLimit: 10
-`},
+`, "      config: null\n")},
+	{name: "flow mapping becomes a scalar", src: entries, op: "set", path: Path{1, "config"}, value: "none",
+		want: edited(entries, "  config: {readLimit: 2000}   # caps\n", "  config: none   # caps\n")},
 	{name: "sequence item replaced by a mapping", src: "- a   # first\n- b\n", op: "set", path: Path{0}, value: map[string]any{"x": 1, "y": 2},
 		want: `- x: 1 # first
   "y": 2
@@ -352,11 +159,19 @@ b: y
 	{name: "multi-line double quoted replaced", src: "a: \"one\n  two\"\nb: y\n", op: "set", path: Path{"a"}, value: 1,
 		want: "a: 1\nb: y\n"},
 	{name: "CRLF set", src: crlf(entries), op: "set", path: Path{0, "config"}, value: map[string]any{"a": "/a", "b": []any{"x"}},
-		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    a: /a\r\n    b:\r\n      - x\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+		want: crlf(edited(entries, `    cwd: ~/p # workspace
+
+    roots: [{path: v}]
+`, `    a: /a
+    b:
+      - x
+`))},
 	{name: "CRLF add", src: crlf(entries), op: "set", path: Path{0, "disabled"}, value: true,
-		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n    cwd: ~/p # workspace\r\n\r\n    roots: [{path: v}]\r\n  disabled: true\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+		want: crlf(edited(entries, "    roots: [{path: v}]\n", `    roots: [{path: v}]
+  disabled: true
+`))},
 	{name: "CRLF delete", src: crlf(entries), op: "delete", path: Path{0, "config", "cwd"},
-		want: "# deployment\r\n- id: fs   # stable\r\n  config:\r\n\r\n    roots: [{path: v}]\r\n- id: tools\r\n  config: {readLimit: 2000}   # caps\r\n- name: group\r\n  config:\r\n    - {id: audit, name: log, disabled: true}\r\n    - id: inner\r\n      config:\r\n        readLimit: 10\r\n"},
+		want: crlf(edited(entries, "    cwd: ~/p # workspace\n", ""))},
 	{name: "document start marker", src: "# c\n---\na: 1\nb: 2\n...\n", op: "set", path: Path{"b"}, value: map[string]any{"c": 3},
 		want: `# c
 ---
@@ -382,21 +197,9 @@ b:
         f: 1
 `},
 	{name: "sequences not indented", src: "a:\n- x\n- y\nb: 1\n", op: "set", path: Path{"b"}, value: []any{1, 2},
-		want: `a:
-- x
-- y
-b:
-- 1
-- 2
-`},
+		want: "a:\n- x\n- y\nb:\n- 1\n- 2\n"},
 	{name: "sequences indented", src: "a:\n  - x\n  - y\nb: 1\n", op: "set", path: Path{"b"}, value: []any{1, 2},
-		want: `a:
-  - x
-  - y
-b:
-  - 1
-  - 2
-`},
+		want: "a:\n  - x\n  - y\nb:\n  - 1\n  - 2\n"},
 	{name: "null value filled", src: "a:\nb: 1\n", op: "set", path: Path{"a"}, value: map[string]any{"c": 1},
 		want: `a:
   c: 1
@@ -415,96 +218,23 @@ b: 1
 	{name: "comments around a deleted key kept", src: "# before a\na: 1 # inline a\n# after a\nb: 2\n", op: "delete", path: Path{"a"},
 		want: "# before a\n# after a\nb: 2\n"},
 	{name: "delete a key", src: entries, op: "delete", path: Path{0, "config", "cwd"},
-		want: `# deployment
-- id: fs   # stable
-  config:
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    cwd: ~/p # workspace\n", "")},
 	{name: "delete the first key after a dash", src: entries, op: "delete", path: Path{0, "id"},
-		want: `# deployment
-- config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
+		want: edited(entries, `- id: fs   # stable
   config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+`, "- config:\n")},
 	{name: "delete an entry", src: entries, op: "delete", path: Path{1},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, `- id: tools
+  config: {readLimit: 2000}   # caps
+`, "")},
 	{name: "delete from a flow mapping", src: entries, op: "delete", path: Path{2, "config", 0, "name"},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, disabled: true}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    - {id: audit, name: log, disabled: true}\n", "    - {id: audit, disabled: true}\n")},
 	{name: "delete the last of a flow mapping", src: entries, op: "delete", path: Path{2, "config", 0, "disabled"},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log}
-    - id: inner
-      config:
-        readLimit: 10
-`},
+		want: edited(entries, "    - {id: audit, name: log, disabled: true}\n", "    - {id: audit, name: log}\n")},
 	{name: "delete the only key", src: entries, op: "delete", path: Path{2, "config", 1, "config", "readLimit"},
-		want: `# deployment
-- id: fs   # stable
-  config:
-    cwd: ~/p # workspace
-
-    roots: [{path: v}]
-- id: tools
-  config: {readLimit: 2000}   # caps
-- name: group
-  config:
-    - {id: audit, name: log, disabled: true}
-    - id: inner
-      config: {}
-`},
+		want: edited(entries, `      config:
+        readLimit: 10
+`, "      config: {}\n")},
 	{name: "delete the only item", src: "a:\n  - x\nb: 1\n", op: "delete", path: Path{"a", 0},
 		want: "a: []\nb: 1\n"},
 	{name: "delete from a flow sequence", src: "a: [x, y, z]\n", op: "delete", path: Path{"a", 1},

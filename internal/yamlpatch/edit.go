@@ -285,12 +285,9 @@ func (d *doc) replaceValue(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, s
 		return 0, 0, "", errLost
 	}
 	t, a := l.node, anchor(l.node)
-	st, te := colon+1, colon+1
-	if !empty(t) {
-		st = d.start(t)
-		if te, err = d.end(t, kIndent); err != nil {
-			return 0, 0, "", err
-		}
+	st, te, err := d.span(t, colon, kIndent)
+	if err != nil {
+		return 0, 0, "", err
 	}
 	sameLine := d.line(st) == d.line(colon)
 	if !isBlock(vn) {
@@ -340,12 +337,9 @@ func (d *doc) replaceItem(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, st
 		return 0, 0, "", err
 	}
 	t, a := l.node, anchor(l.node)
-	st, te := dash+1, dash+1
-	if !empty(t) {
-		st = d.start(t)
-		if te, err = d.end(t, dIndent); err != nil {
-			return 0, 0, "", err
-		}
+	st, te, err := d.span(t, dash, dIndent)
+	if err != nil {
+		return 0, 0, "", err
 	}
 	sameLine := d.line(st) == d.line(dash)
 	indent := dIndent + 2
@@ -368,6 +362,16 @@ func (d *doc) replaceItem(l loc, vn *yaml.Node, prefer yaml.Style) (int, int, st
 	}
 	s, e, text := d.keepComment(st, te, text)
 	return s, e, text, nil
+}
+
+// span returns where the value t starts (with its anchor and tag) and
+// ends; a value written as nothing lies just after its indicator at ind.
+func (d *doc) span(t *yaml.Node, ind, indent int) (start, end int, err error) {
+	if empty(t) {
+		return ind + 1, ind + 1, nil
+	}
+	end, err = d.end(t, indent)
+	return d.start(t), end, err
 }
 
 // dash returns the offset of the '-' that starts item i of block sequence
