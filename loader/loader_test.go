@@ -2,7 +2,9 @@ package loader_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,80 +126,44 @@ func TestDisableAndEnable(t *testing.T) {
 	expect(t, rec, "apply counter a 0", "apply counter b 0")
 }
 
-func TestGroups(t *testing.T) {
-	l, rec, file := setup(t, `
+// groups is a file with a group g holding a and the group inner, which
+// holds b and c, and d after g; off lists the entries with disabled: true.
+func groups(off ...string) string {
+	flag := func(id string) string {
+		if slices.Contains(off, id) {
+			return ", disabled: true"
+		}
+		return ""
+	}
+	return fmt.Sprintf(`
 - id: g
   name: group
+  disabled: %v
   config:
-    - id: a
-      name: counter
-      config: {greeting: a}
+    - {id: a, name: counter, config: {greeting: a}%s}
     - id: inner
       name: group
       config:
-        - id: b
-          name: counter
-          config: {greeting: b}
-        - id: c
-          name: counter
-          disabled: true
-          config: {greeting: c}
-- id: d
-  name: counter
-  config: {greeting: d}
-`)
+        - {id: b, name: counter, config: {greeting: b}%s}
+        - {id: c, name: counter, config: {greeting: c}%s}
+- {id: d, name: counter, config: {greeting: d}}
+`, slices.Contains(off, "g"), flag("a"), flag("b"), flag("c"))
+}
+
+func TestGroups(t *testing.T) {
+	l, rec, file := setup(t, groups("c"))
 	expect(t, rec, "apply counter a 0", "apply counter b 0", "apply counter d 0")
 	if l.Fiber("g").Name() != "group" || l.Fiber("b").Parent().Fiber() != l.Fiber("inner") {
 		t.Fatal("b is not below its group")
 	}
 	// Enable c inside the inner group, disable a.
-	write(t, file, `
-- id: g
-  name: group
-  config:
-    - id: a
-      name: counter
-      disabled: true
-      config: {greeting: a}
-    - id: inner
-      name: group
-      config:
-        - id: b
-          name: counter
-          config: {greeting: b}
-        - id: c
-          name: counter
-          config: {greeting: c}
-- id: d
-  name: counter
-  config: {greeting: d}
-`)
+	write(t, file, groups("a"))
 	if err := l.Reload(); err != nil {
 		t.Fatal(err)
 	}
 	expect(t, rec, "dispose counter a", "apply counter c 0")
 	// Disabling the group disposes everything in it, newest first.
-	write(t, file, `
-- id: g
-  name: group
-  disabled: true
-  config:
-    - id: a
-      name: counter
-      config: {greeting: a}
-    - id: inner
-      name: group
-      config:
-        - id: b
-          name: counter
-          config: {greeting: b}
-        - id: c
-          name: counter
-          config: {greeting: c}
-- id: d
-  name: counter
-  config: {greeting: d}
-`)
+	write(t, file, groups("g"))
 	if err := l.Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +176,12 @@ func TestGroups(t *testing.T) {
 	if l.Fiber("d") == nil {
 		t.Error("d was disposed")
 	}
+	// Enabling it again plugs what is enabled in it.
+	write(t, file, groups("b"))
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply counter a 0", "apply counter c 0")
 }
 
 func TestMoveKeepsFiberWithinItsParent(t *testing.T) {
