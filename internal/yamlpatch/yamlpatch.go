@@ -16,6 +16,10 @@
 // Every result is checked before it is returned: the output must parse and
 // mean exactly the input with the one change applied, so a document the
 // package cannot patch cleanly gives an error and never a damaged file.
+// That is how it refuses, with ErrUnsupported, an edit of a value that an
+// alias elsewhere shares, which would change more than the path. A path
+// does not go through an alias, and in a stream of several documents only
+// the first is edited.
 package yamlpatch
 
 import (
