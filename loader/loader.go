@@ -232,7 +232,7 @@ func (l *Loader) apply(t *tree) error {
 					continue // and its entries
 				}
 			} else if changed {
-				err := e.fiber.Update(json.RawMessage(s.raw))
+				err := e.fiber.Update(s.arg())
 				l.mu.Lock()
 				e.ours--
 				l.mu.Unlock()
@@ -248,6 +248,14 @@ func (l *Loader) apply(t *tree) error {
 		l.log.Warn("cannot write the generated ids back", "file", l.file, "error", err)
 	}
 	return errors.Join(errs...)
+}
+
+// arg is the config as the runtime takes it: nil when the file gives none.
+func (s *spec) arg() any {
+	if s.raw == nil {
+		return nil
+	}
+	return json.RawMessage(s.raw)
 }
 
 func parentID(s *spec) string {
@@ -284,7 +292,7 @@ func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 		if len(s.inject) > 0 {
 			p = withInject(p, s.inject)
 		}
-		f, err = ctx.Plugin(p, json.RawMessage(s.raw))
+		f, err = ctx.Plugin(p, s.arg())
 	}
 	if err != nil {
 		return nil, err
