@@ -485,7 +485,7 @@ func (p *parser) check(s *spec) {
 		p.t.checked[key] = true
 		return
 	}
-	err := runtime.CheckConfig(s.plugin, json.RawMessage(s.raw))
+	err := runtime.CheckConfig(s.plugin, s.arg())
 	if err == nil {
 		p.t.checked[key] = true
 		return
