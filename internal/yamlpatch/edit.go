@@ -128,6 +128,10 @@ func (d *doc) resolve(path Path, o op) (loc, *yaml.Node, error) {
 			if last && o == opInsert {
 				return loc{}, cur, fmt.Errorf("%w: Insert adds a mapping key, not an item", ErrKind)
 			}
+			if last && o == opSet && s == len(cur.Content) {
+				l.i, l.node = s, nil // one past the end: an item to append
+				return l, nil, nil
+			}
 			if s < 0 || s >= len(cur.Content) {
 				return loc{}, cur, fmt.Errorf("%w: index %d of a sequence of %d", ErrNotFound, s, len(cur.Content))
 			}
@@ -185,6 +189,8 @@ func (d *doc) patch(l loc, path Path, o op, vn *yaml.Node) (start, end int, text
 	switch {
 	case o == opDelete:
 		return d.remove(l, path)
+	case l.node == nil && l.parent.Kind == yaml.SequenceNode:
+		return d.appendItem(l.parent, vn)
 	case l.node == nil:
 		return d.add(l.parent, path[len(path)-1].(string), o == opInsert, vn)
 	}
@@ -471,6 +477,33 @@ func (d *doc) add(m *yaml.Node, k string, first bool, vn *yaml.Node) (int, int, 
 	return at, at, "\n" + strings.Repeat(" ", kIndent) + entry, nil
 }
 
+// appendItem adds vn as the last item of sequence seq.
+func (d *doc) appendItem(seq, vn *yaml.Node) (int, int, string, error) {
+	if seq.Style&yaml.FlowStyle != 0 {
+		v, err := d.render(vn, 0, true, 0)
+		if err != nil {
+			return 0, 0, "", err
+		}
+		if len(seq.Content) == 0 {
+			at := d.content(seq) + 1
+			return at, at, v, nil
+		}
+		e, err := d.end(seq.Content[len(seq.Content)-1], -1)
+		return e, e, ", " + v, err
+	}
+	indent := d.indent(seq)
+	v, err := d.render(vn, indent+2, false, 0)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	e, err := d.end(seq.Content[len(seq.Content)-1], indent)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	at := d.lineEnd(e)
+	return at, at, "\n" + strings.Repeat(" ", indent) + "- " + v, nil
+}
+
 // remove deletes the key or item at l with the lines it alone occupies.
 func (d *doc) remove(l loc, path Path) (int, int, string, error) {
 	p := l.parent
@@ -569,11 +602,13 @@ func apply(t any, path Path, o op, v any) (any, bool) {
 	switch s := path[0].(type) {
 	case int:
 		seq, ok := t.([]any)
-		if !ok || s >= len(seq) {
+		switch {
+		case !ok || s > len(seq):
 			return nil, false
-		}
-		if last && o == opDelete {
+		case last && o == opDelete:
 			return append(seq[:s:s], seq[s+1:]...), true
+		case s == len(seq):
+			return append(seq, v), last
 		}
 		seq[s], ok = apply(seq[s], path[1:], o, v)
 		return seq, ok

@@ -82,21 +82,7 @@ func preorder(n *yaml.Node, out *[]*yaml.Node) {
 func bounds(root *yaml.Node, p Path, lines int) (lo, hi int) {
 	var order []*yaml.Node
 	preorder(root, &order)
-	first, n := root, root
-	for _, s := range p {
-		switch s := s.(type) {
-		case int:
-			n = n.Content[s]
-			first = n
-		case string:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == s {
-					first, n = n.Content[i], n.Content[i+1]
-					break
-				}
-			}
-		}
-	}
+	first, n := nodeAt(root, p)
 	var sub []*yaml.Node
 	preorder(n, &sub)
 	lo, hi = 1, lines
@@ -145,7 +131,7 @@ func TestProperty(t *testing.T) {
 		value any
 		span  Path // the node whose neighbours bound the change
 	}
-	n, refused := 0, 0
+	made, refused := 0, 0
 	for di, src := range append(docs[:len(docs):len(docs)], shared) {
 		var root yaml.Node
 		if err := yaml.Unmarshal([]byte(src), &root); err != nil {
@@ -162,7 +148,11 @@ func TestProperty(t *testing.T) {
 			if len(p) > 0 {
 				edits = append(edits, edit{"delete", p, nil, p[:len(p)-1]})
 			}
-			if _, ok := nodeAt(root.Content[0], p).(mappingNode); ok {
+			_, n := nodeAt(root.Content[0], p)
+			if n.Kind == yaml.SequenceNode {
+				edits = append(edits, edit{"set", append(p[:len(p):len(p)], len(n.Content)), "appended", p})
+			}
+			if n.Kind == yaml.MappingNode {
 				edits = append(edits, edit{"set", append(p[:len(p):len(p)], "zz"), "added", p}, edit{"insert", append(p[:len(p):len(p)], "aa"), map[string]any{"id": 1}, p})
 			}
 			for _, e := range edits {
@@ -176,7 +166,7 @@ func TestProperty(t *testing.T) {
 					refused++
 					continue
 				}
-				n++
+				made++
 				want := decode(t, []byte(src))
 				want, _ = apply(want, e.path, map[string]op{"set": opSet, "insert": opInsert, "delete": opDelete}[e.op], roundTrip(t, e.value))
 				if got := decode(t, []byte(out)); !reflect.DeepEqual(got, want) {
@@ -189,29 +179,28 @@ func TestProperty(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d edits made, %d refused", n, refused)
+	t.Logf("%d edits made, %d refused", made, refused)
 }
 
-type mappingNode struct{}
-
-func nodeAt(n *yaml.Node, p Path) any {
+// nodeAt returns the node at p and the node that starts its entry: its
+// key in a mapping, itself in a sequence.
+func nodeAt(n *yaml.Node, p Path) (entry, node *yaml.Node) {
+	entry = n
 	for _, s := range p {
 		switch s := s.(type) {
 		case int:
 			n = n.Content[s]
+			entry = n
 		case string:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if n.Content[i].Value == s {
-					n = n.Content[i+1]
+					entry, n = n.Content[i], n.Content[i+1]
 					break
 				}
 			}
 		}
 	}
-	if n.Kind == yaml.MappingNode {
-		return mappingNode{}
-	}
-	return nil
+	return entry, n
 }
 
 func roundTrip(t *testing.T, v any) any {

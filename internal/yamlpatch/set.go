@@ -9,11 +9,12 @@ import (
 
 // Set makes the value at path equal to value, changing as little text as
 // it can: where the old and the new value are both mappings that share a
-// key, or sequences of one length, only the entries that differ are
-// edited, so the comments, order and style of the others stay. What it
-// writes is rendered in the style of its surroundings. When the last step
-// is a key that its mapping lacks, the key is added after the mapping's
-// last entry. value is anything go.yaml.in/yaml/v4 encodes; a struct's
+// key, or both sequences, only the entries that differ are edited (items
+// compared by position, the extra ones appended or removed at the end), so
+// the comments, order and style of the others stay. What it writes is
+// rendered in the style of its surroundings. When the last step is a key
+// that its mapping lacks, the key is added after the mapping's last entry;
+// when it is the index one past a sequence's end, the item is appended. value is anything go.yaml.in/yaml/v4 encodes; a struct's
 // field names are the yaml tags', so a value meant to match JSON names is
 // best given as a map.
 func Set(src []byte, path Path, value any) ([]byte, error) {
@@ -88,9 +89,16 @@ func diff(old, vn *yaml.Node, path Path, steps []step) []step {
 			}
 		}
 		return steps
-	case old.Kind == yaml.SequenceNode && vn.Kind == yaml.SequenceNode && len(old.Content) == len(vn.Content):
-		for i := range old.Content {
+	case old.Kind == yaml.SequenceNode && vn.Kind == yaml.SequenceNode:
+		n := min(len(old.Content), len(vn.Content))
+		for i := range n {
 			steps = diff(old.Content[i], vn.Content[i], sub(i), steps)
+		}
+		for i := len(old.Content) - 1; i >= n; i-- {
+			steps = append(steps, step{sub(i), opDelete, nil})
+		}
+		for i := n; i < len(vn.Content); i++ {
+			steps = append(steps, step{sub(i), opSet, vn.Content[i]})
 		}
 		return steps
 	}
