@@ -172,6 +172,8 @@ b: y
 `))},
 	{name: "CRLF delete", src: crlf(entries), op: "delete", path: Path{0, "config", "cwd"},
 		want: crlf(edited(entries, "    cwd: ~/p # workspace\n", ""))},
+	{name: "CR line endings", src: "a: 1\rb: 2\r", op: "set", path: Path{"a"}, value: map[string]any{"c": 3},
+		want: "a:\r  c: 3\rb: 2\r"},
 	{name: "document start marker", src: "# c\n---\na: 1\nb: 2\n...\n", op: "set", path: Path{"b"}, value: map[string]any{"c": 3},
 		want: `# c
 ---

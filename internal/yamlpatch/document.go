@@ -18,7 +18,7 @@ type doc struct {
 	src   []byte
 	lines []int      // lines[i] is the offset where line i+1 starts
 	root  *yaml.Node // the first document's content; nil when it has none
-	nl    string     // the line break new lines get: "\r\n" when the file's first break is one
+	nl    string     // the line break new lines get: the file's first, if CR or CRLF
 	unit  int        // the step by which nested block mappings are indented
 	// compact is set when block sequences under a key start at the key's
 	// column ("key:\n- a") rather than one step in.
@@ -44,8 +44,8 @@ func parse(src []byte) (*doc, error) {
 	nlSeen := false
 	for i := start; i < len(src); {
 		if w := d.brk(i); w > 0 {
-			if !nlSeen && w == 2 && src[i] == '\r' {
-				d.nl = "\r\n"
+			if !nlSeen && src[i] == '\r' {
+				d.nl = string(src[i : i+w]) // CRLF, or a lone CR as old Mac files have
 			}
 			nlSeen = true
 			i += w
