@@ -33,22 +33,32 @@ func (l loc) at() *yaml.Node {
 	return l.parent
 }
 
+// edit makes one edit of src.
 func edit(src []byte, path Path, o op, value any) ([]byte, error) {
-	d, err := parse(src)
-	if err != nil {
-		return nil, &Error{Path: path, Err: err}
-	}
-	var vn *yaml.Node
-	if o != opDelete {
-		if vn, err = encode(value); err != nil {
-			return nil, &Error{Path: path, Err: err}
-		}
-	}
-	next, err := d.edit(path, o, vn)
+	d, vn, err := prepare(src, path, o, value)
 	if err != nil {
 		return nil, err
 	}
-	return next.src, nil
+	if d, err = d.edit(path, o, vn); err != nil {
+		return nil, err
+	}
+	return d.src, nil
+}
+
+// prepare parses src and encodes value (but for a delete).
+func prepare(src []byte, path Path, o op, value any) (*doc, *yaml.Node, error) {
+	d, err := parse(src)
+	if err != nil {
+		return nil, nil, &Error{Path: path, Err: err}
+	}
+	if o == opDelete {
+		return d, nil, nil
+	}
+	vn, err := encode(value)
+	if err != nil {
+		return nil, nil, &Error{Path: path, Err: err}
+	}
+	return d, vn, nil
 }
 
 // fail makes the *Error for an edit at path that failed at node n.

@@ -14,29 +14,24 @@ import (
 // the comments, order and style of the others stay. What it writes is
 // rendered in the style of its surroundings. When the last step is a key
 // that its mapping lacks, the key is added after the mapping's last entry;
-// when it is the index one past a sequence's end, the item is appended. value is anything go.yaml.in/yaml/v4 encodes; a struct's
-// field names are the yaml tags', so a value meant to match JSON names is
-// best given as a map.
+// when it is the index one past a sequence's end, the item is appended.
+//
+// value is anything go.yaml.in/yaml/v4 encodes. A struct's keys are its
+// yaml tags (or lowercased field names), so a config whose names come from
+// json tags is best given as a map.
 func Set(src []byte, path Path, value any) ([]byte, error) {
-	d, err := parse(src)
+	d, vn, err := prepare(src, path, opSet, value)
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
-	}
-	vn, err := encode(value)
-	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, err
 	}
 	l, bad, err := d.resolve(path, opSet)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, fail(path, bad, err)
-	case l.node == nil:
-		if d, err = d.edit(path, opSet, vn); err != nil {
-			return nil, err
-		}
-		return d.src, nil
 	}
-	steps := diff(l.node, vn, path, nil)
+	steps := []step{{path, opSet, vn}} // an addition
+	if l.node != nil {
+		steps = diff(l.node, vn, path, nil)
+	}
 	if len(steps) == 0 {
 		return bytes.Clone(src), nil
 	}
