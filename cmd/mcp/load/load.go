@@ -48,9 +48,11 @@ type Result struct {
 	AnonStart int64 `json:"anon_start_bytes"`
 	AnonOpen  int64 `json:"anon_open_bytes"`
 	// The heap the server's last collection found live (GODEBUG=gctrace,
-	// whole MiB), HTTP only: before the first session, and after the last
-	// closed, from a collection in --settle; -1 when none ran.
+	// whole MiB), HTTP only: before the first session; with every session
+	// open, from a collection in the call phase; after the last closed,
+	// from a collection in --settle. -1 when no collection ran.
 	HeapStart int64 `json:"heap_live_start_bytes"`
+	HeapOpen  int64 `json:"heap_live_open_bytes"`
 	HeapAfter int64 `json:"heap_live_after_bytes"`
 }
 
@@ -104,7 +106,7 @@ func (t *tally) fail(err error) {
 // ones spread evenly over the first interval; without, as soon as its last
 // call is answered.
 func measure(ctx context.Context, tr transport, transportName, ws string, n, calls int, interval, settle time.Duration) (Result, error) {
-	r := Result{Transport: transportName, Sessions: n, CallsPerSession: calls, Interval: interval, Load: loadAverage(), HeapStart: -1, HeapAfter: -1}
+	r := Result{Transport: transportName, Sessions: n, CallsPerSession: calls, Interval: interval, Load: loadAverage(), HeapStart: -1, HeapOpen: -1, HeapAfter: -1}
 	gc, traced := tr.(gcTracer)
 	if traced {
 		if gcs, live := gc.lastGC(); gcs > 0 {
@@ -145,6 +147,10 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	pids := tr.pids()
 	serverCPU, serverErr := sumCPU(pids)
 	clientCPU, clientErr := cpuOf(os.Getpid())
+	var gcsBefore int
+	if traced {
+		gcsBefore, _ = gc.lastGC()
+	}
 	start := time.Now()
 	var called sync.WaitGroup
 	for i, cs := range sessions {
@@ -164,6 +170,11 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	if m, err := sumMemory(pids); err == nil {
 		r.RSSOpen, r.RSSPeak, r.AnonOpen = m.rss, m.hwm, m.anon
 	}
+	if traced {
+		if gcs, live := gc.lastGC(); gcs > gcsBefore {
+			r.HeapOpen = live
+		}
+	}
 
 	var closed sync.WaitGroup
 	for _, cs := range sessions {
@@ -174,12 +185,12 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	closed.Wait()
 	tr.hangUp()
 	if traced {
-		before, _ := gc.lastGC()
+		gcsBefore, _ = gc.lastGC()
 		time.Sleep(settle)
 		if m, err := sumMemory(pids); err == nil {
 			r.RSSAfter, r.RSSPeak = m.rss, max(r.RSSPeak, m.hwm)
 		}
-		if gcs, live := gc.lastGC(); gcs > before {
+		if gcs, live := gc.lastGC(); gcs > gcsBefore {
 			r.HeapAfter = live
 		}
 	}
