@@ -20,8 +20,7 @@ const lineBufSize = 64 << 10
 // file it is read twice, the first time through the buffer to find where
 // it ends, then once into storage of its size, so the process holds it
 // once; the second read comes from the page cache. From a pipe, which
-// cannot be read twice, it is gathered in buffer-sized chunks and then
-// joined, holding it twice for a moment.
+// cannot be read twice, it goes through a temporary file (see spill).
 type lineReader struct {
 	in io.Reader
 	// file is in when it is a regular file, read from offset pos.
@@ -83,9 +82,13 @@ func (lr *lineReader) fill() {
 // long returns the line that fills the buffer and goes on past it.
 func (lr *lineReader) long() ([]byte, error) {
 	start := lr.pos - int64(lr.w) // the line's input offset
-	var chunks [][]byte           // from a pipe: the line so far
+	var held *spill               // from a pipe: the line so far
 	if lr.file == nil {
-		chunks = append(chunks, bytes.Clone(lr.buf))
+		held = newSpill()
+		defer held.close()
+		if err := held.add(lr.buf); err != nil {
+			return nil, err
+		}
 	}
 	for {
 		lr.r, lr.w = 0, 0
@@ -99,25 +102,18 @@ func (lr *lineReader) long() ([]byte, error) {
 		case lr.err != nil:
 			return nil, lr.err
 		default:
-			if chunks != nil {
-				chunks = append(chunks, bytes.Clone(lr.buf[:lr.w]))
+			if held != nil {
+				if err := held.add(lr.buf[:lr.w]); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
-		if chunks != nil {
-			size := end
-			for _, c := range chunks {
-				size += len(c)
+		if held != nil {
+			if err := held.add(lr.buf[:end]); err != nil {
+				return nil, err
 			}
-			line := make([]byte, 0, size)
-			for _, c := range chunks {
-				line = append(line, c...)
-			}
-			// The chunks are garbage now, as large as the line: their
-			// pages go back before the registry decodes the line into as
-			// much again.
-			debug.FreeOSMemory()
-			return append(line, lr.buf[:end]...), nil
+			return held.line()
 		}
 		line := make([]byte, lr.pos-int64(lr.w)+int64(end)-start)
 		if _, err := lr.file.ReadAt(line, start); err != nil {
@@ -127,5 +123,61 @@ func (lr *lineReader) long() ([]byte, error) {
 			return nil, err
 		}
 		return line, nil
+	}
+}
+
+// spill holds a long line from a pipe until its end is found: in an
+// unlinked temporary file, so that the process holds the line once, in the
+// storage line reads it into (the copy sits in the page cache, and the
+// pages of an unlinked file are dropped when it is closed); or, when no
+// temporary file can be made, in memory, in chunks joined at the end,
+// twice the line for a moment.
+type spill struct {
+	file   *os.File // nil: chunks
+	chunks [][]byte
+	size   int
+}
+
+func newSpill() *spill {
+	f, err := os.CreateTemp("", "demo-replay-line-")
+	if err != nil {
+		return &spill{}
+	}
+	os.Remove(f.Name()) // where an open file cannot be removed, close does it
+	return &spill{file: f}
+}
+
+func (s *spill) add(p []byte) error {
+	s.size += len(p)
+	if s.file == nil {
+		s.chunks = append(s.chunks, bytes.Clone(p))
+		return nil
+	}
+	_, err := s.file.Write(p)
+	return err
+}
+
+// line returns what was added, in storage of its size.
+func (s *spill) line() ([]byte, error) {
+	line := make([]byte, s.size)
+	if s.file != nil {
+		_, err := s.file.ReadAt(line, 0)
+		return line, err
+	}
+	n := 0
+	for _, c := range s.chunks {
+		n += copy(line[n:], c)
+	}
+	// The chunks are garbage now, as large as the line: their pages go
+	// back before the line is handed on.
+	s.chunks = nil
+	debug.FreeOSMemory()
+	return line, nil
+}
+
+func (s *spill) close() {
+	if s.file != nil {
+		s.file.Close()
+		os.Remove(s.file.Name())
 	}
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // The lines of an input, whatever their lengths and wherever the buffer's
-// edges fall, from a regular file (at any offset) and from a pipe; a long
-// line is held in storage of its own size.
+// edges fall, from a regular file (at any offset) and from a pipe (through
+// a temporary file, which is gone afterwards, or in memory when there is
+// no temporary directory); a long line is held in storage of its own size.
 func TestLineReader(t *testing.T) {
 	long := strings.Repeat("x", 3*lineBufSize+17)
 	lines := []string{"", "a", long, "b", strings.Repeat("y", lineBufSize-1), strings.Repeat("z", lineBufSize), long + "\r", "last"}
@@ -37,16 +38,18 @@ func TestLineReader(t *testing.T) {
 			return f
 		}},
 		{"pipe", func(t *testing.T) io.Reader {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { r.Close() })
-			go func() {
-				w.Write([]byte(input[len("skip\n"):]))
-				w.Close()
-			}()
-			return r
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			t.Cleanup(func() {
+				if left, err := os.ReadDir(tmp); len(left) > 0 || err != nil {
+					t.Errorf("left in the temporary directory: %v, %v", left, err)
+				}
+			})
+			return pipe(t, input[len("skip\n"):])
+		}},
+		{"pipe without a temporary directory", func(t *testing.T) io.Reader {
+			t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+			return pipe(t, input[len("skip\n"):])
 		}},
 		{"one byte at a time", func(t *testing.T) io.Reader {
 			return iotest.OneByteReader(strings.NewReader(input[len("skip\n"):]))
@@ -71,6 +74,20 @@ func TestLineReader(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pipe returns the read end of a pipe that delivers text.
+func pipe(t *testing.T, text string) io.Reader {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	go func() {
+		w.Write([]byte(text))
+		w.Close()
+	}()
+	return r
 }
 
 // A read error ends the lines at once, the partial line dropped.
