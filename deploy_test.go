@@ -376,6 +376,7 @@ func TestBuildFileErrors(t *testing.T) {
 		{"invalid entry", "- {id: tools, name: toolfs, config: {readLimit: 0}}\n", Options{}, conf + `:1:49: entry "tools" (toolfs): "readLimit" must be a positive integer`},
 		{"unknown plugin", "- {id: x, name: fslocl}\n", Options{}, `unknown plugin "fslocl" (did you mean "fslocal"?)`},
 		{"no policy", "[]\n", Options{NoPolicy: true}, "set in the file (disable the fspolicy entry for no policy)"},
+		{"apply fails", "- {id: registry, name: registry}\n- {id: fs, name: fslocal, config: {cwd: " + dir + "/nope}}\n", Options{}, conf + `:2:35: entry "fs" (fslocal): fslocal: workspace: lstat ` + dir + `/nope: no such file or directory`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(conf, []byte(tc.file), 0o644); err != nil {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"slices"
@@ -70,9 +69,11 @@ var groupPlugin = runtime.Func(Group, func(*runtime.Context) error { return nil 
 
 // Open reads file, checks every entry, and plugs the enabled ones under
 // ctx, in file order. A file that does not parse or validate plugs nothing:
-// the error is an Errors naming each problem with its position. A plugin
-// that the runtime refuses undoes the whole Open. An apply that fails
-// does not: its fiber is FAILED, reported by the runtime as usual.
+// the error is an Errors naming each problem with its position. An entry
+// that the runtime refuses or whose apply fails undoes the whole Open, so
+// that a process never starts with part of its file: the error is a
+// *Error naming the entry. An entry waiting for a service is not a
+// failure.
 func Open(ctx *runtime.Context, file string, cat *Catalog, opts ...Option) (*Loader, error) {
 	if cat == nil {
 		return nil, errors.New("loader: nil catalogue")
@@ -138,9 +139,10 @@ func (l *Loader) read() (*tree, error) {
 // their fibers in place (Fiber.Update), new entries are plugged (in file
 // order), and the rest is not touched. An entry whose plugin, group,
 // inject, isolate or intercept changed is disposed and plugged again. A
-// file that fails to parse or validate changes nothing. Otherwise the
-// whole difference is applied, and what failed on the way (an update an
-// OnUpdate vetoed, a restart whose apply failed) is returned joined.
+// file that fails to parse or validate changes nothing: the error is an
+// Errors. Otherwise the whole difference is applied, and what failed on
+// the way (an apply, an update an OnUpdate vetoed, a restart) is returned
+// joined, a *Error per entry.
 func (l *Loader) Reload() error {
 	l.reloadMu.Lock()
 	defer l.reloadMu.Unlock()
@@ -205,7 +207,8 @@ func (l *Loader) apply(t *tree) error {
 	slices.SortFunc(drop, func(a, b *entry) int { return cmp.Compare(b.seq, a.seq) })
 	for _, e := range drop {
 		if err := e.fiber.Dispose(); err != nil {
-			errs = append(errs, fmt.Errorf("entry %q (%s): %w", e.spec.id, e.spec.name, err))
+			// No position: the entry may be gone from the file.
+			errs = append(errs, &Error{File: l.file, ID: e.spec.id, Name: e.spec.name, Err: err})
 		}
 	}
 	// Phase 2: update and plug, in file order.
@@ -227,9 +230,12 @@ func (l *Loader) apply(t *tree) error {
 			l.mu.Unlock()
 			if e == nil {
 				var err error
-				if e, err = l.plug(s, parent); err != nil {
-					errs = append(errs, fmt.Errorf("entry %q (%s): %w", s.id, s.name, err))
-					continue // and its entries
+				e, err = l.plug(s, parent)
+				if err != nil {
+					errs = append(errs, l.entryError(s, err))
+				}
+				if e == nil {
+					continue // refused, and its entries with it
 				}
 			} else if changed {
 				err := e.fiber.Update(s.arg())
@@ -237,7 +243,7 @@ func (l *Loader) apply(t *tree) error {
 				e.ours--
 				l.mu.Unlock()
 				if err != nil && !errors.Is(err, runtime.ErrInactive) {
-					errs = append(errs, fmt.Errorf("entry %q (%s): %w", s.id, s.name, err))
+					errs = append(errs, l.entryError(s, err))
 				}
 			}
 			walk(s.children, e)
@@ -248,6 +254,13 @@ func (l *Loader) apply(t *tree) error {
 		l.log.Warn("cannot write the generated ids back", "file", l.file, "error", err)
 	}
 	return errors.Join(errs...)
+}
+
+// entryError places an error of applying s at its config (or its name),
+// where the fix usually is.
+func (l *Loader) entryError(s *spec, err error) *Error {
+	n := s.configNode()
+	return &Error{File: l.file, Line: n.Line, Column: n.Column, ID: s.id, Name: s.name, Err: err}
 }
 
 // arg is the config as the runtime takes it: nil when the file gives none.
@@ -266,6 +279,8 @@ func parentID(s *spec) string {
 }
 
 // plug applies s below its group (or the loader's fiber) and records it.
+// An apply that fails is recorded too, so that a reload with another
+// config tries again, and its error returned with the entry.
 func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 	ctx := l.top.Context()
 	if parent != nil {
@@ -298,11 +313,14 @@ func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 		return nil, err
 	}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.seq++
 	e := &entry{spec: s, fiber: f, parent: parent, seq: l.seq}
 	l.byID[s.id] = e
 	l.byFiber[f] = e
+	l.mu.Unlock()
+	if f.State() == runtime.Failed {
+		return e, f.Err()
+	}
 	return e, nil
 }
 

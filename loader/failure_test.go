@@ -1,0 +1,90 @@
+package loader_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/gordis-run/gordis/loader"
+	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
+)
+
+// failing is a catalogue whose "picky" plugin fails to apply unless its
+// greeting is "ok".
+func failing(t *testing.T, rec *recorder) *loader.Catalog {
+	t.Helper()
+	cat := plugins(t, rec)
+	picky := runtime.Configured("picky", func(_ *runtime.Context, c Config) error {
+		if c.Greeting != "ok" {
+			return errors.New("greeting " + c.Greeting + " refused")
+		}
+		rec.add("apply picky")
+		return nil
+	})
+	if err := cat.Register(picky); err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// An entry that fails to apply at Open fails the Open, naming the entry
+// and its place, and nothing stays plugged: a process that starts from a
+// file does not run with part of it.
+func TestOpenApplyFailureUndoesOpen(t *testing.T) {
+	rec := &recorder{}
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: a, name: counter, config: {greeting: a}}\n- {id: p, name: picky, config: {greeting: no}}\n")
+	root := runtimetest.New(t)
+	l, err := loader.Open(root, file, failing(t, rec))
+	want := file + `:2:32: entry "p" (picky): greeting no refused`
+	if l != nil || err == nil || err.Error() != want {
+		t.Fatalf("got %v, %v; want %s", l, err, want)
+	}
+	expect(t, rec, "apply counter a 0", "dispose counter a")
+	if n := len(root.Plugins()); n != 0 {
+		t.Fatalf("%d plugins applied", n)
+	}
+}
+
+// A reload applies the whole difference and returns what failed, with
+// the place of each entry; the failed entry stays in the loader's hands, so
+// the next reload that fixes its config tries it again.
+func TestReloadApplyFailureReported(t *testing.T) {
+	rec := &recorder{}
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: a, name: counter, config: {greeting: a}}\n")
+	l, err := loader.Open(runtimetest.New(t), file, failing(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	rec.take()
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: no}}\n")
+	err = l.Reload()
+	if want := file + `:2:32: entry "p" (picky): greeting no refused`; err == nil || err.Error() != want {
+		t.Fatalf("Reload: %v\nwant %s", err, want)
+	}
+	var e *loader.Error
+	if !errors.As(err, &e) || e.ID != "p" || e.Line != 2 {
+		t.Fatalf("not a *loader.Error of p: %#v", err)
+	}
+	expect(t, rec, "dispose counter a", "apply counter b 0")
+	if f := l.Fiber("p"); f == nil || f.State() != runtime.Failed {
+		t.Fatalf("p: %v", f)
+	}
+
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: ok}}\n")
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply picky")
+	if got := l.Fiber("p").State(); got != runtime.Active {
+		t.Fatalf("p is %v after the fix", got)
+	}
+
+	// An update that fails is reported at the entry too.
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: again}}\n")
+	err = l.Reload()
+	if want := file + `:2:32: entry "p" (picky): greeting again refused`; err == nil || err.Error() != want {
+		t.Fatalf("Reload: %v\nwant %s", err, want)
+	}
+}
