@@ -216,7 +216,7 @@ func roundTrip(t *testing.T, v any) any {
 }
 
 // FuzzSet edits random documents at random paths: no panic, every error an
-// *Error, every output parsing.
+// *Error, every output parsing, and a Set made twice the same as once.
 func FuzzSet(f *testing.F) {
 	for _, d := range docs {
 		for _, p := range []string{"0", "0/config", "a", "a/b", "list/2", "root/list/0/b", "k", "zz"} {
@@ -255,6 +255,11 @@ func FuzzSet(f *testing.F) {
 		var n yaml.Node
 		if err := yaml.NewDecoder(bytes.NewReader(out)).Decode(&n); err != nil {
 			t.Fatalf("output does not parse: %v\n%q", err, out)
+		}
+		if which/64 < 2 { // the value is there now: setting it again changes nothing
+			if again, err := Set(out, p, v); err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("a second Set gave %q, %v; want %q", again, err, out)
+			}
 		}
 	})
 }

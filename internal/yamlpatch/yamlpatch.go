@@ -115,7 +115,8 @@ func Insert(src []byte, path Path, value any) ([]byte, error) {
 }
 
 // Delete removes the mapping key or sequence item at path, with the lines
-// it alone occupies. A collection left empty becomes {} or [].
+// it alone occupies; comment lines above it stay, as they may speak of
+// more than it. A collection left empty becomes {} or [].
 func Delete(src []byte, path Path) ([]byte, error) {
 	return edit(src, path, opDelete, nil)
 }
