@@ -67,8 +67,8 @@ func (e Event[A]) emit(r *rt, filter Filter, args A) error {
 	for i := 0; i < len(ls); {
 		i, errs = e.run(r, filter, ls, i, args, errs)
 	}
-	if r.obs.count.Load() != 0 {
-		r.observe(e.id, e.name, args)
+	if to, ok := r.watching(e.id); ok {
+		r.observe(e.name, args, to)
 	}
 	return errs
 }
@@ -144,8 +144,8 @@ func (e Event[A]) parallel(r *rt, filter Filter, args A) error {
 		})
 	}
 	wg.Wait()
-	if r.obs.count.Load() != 0 {
-		r.observe(e.id, e.name, args)
+	if to, ok := r.watching(e.id); ok {
+		r.observe(e.name, args, to)
 	}
 	var joined error
 	for _, err := range errs {

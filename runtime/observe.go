@@ -22,93 +22,73 @@ type observer struct {
 	fn  func(Note)
 }
 
-// delivery is what travels through the bus: the note plus the observers that
-// were registered when the event was emitted (so an observer removed later,
-// e.g. at Close, still receives what happened before its removal).
-//
-// EventBus runs every delivery on its own goroutine, in no particular order;
-// the pump publishes a delivery only once the previous one is done, so
-// observers see events in the order they were emitted, and a slow observer
-// makes events wait in the queue rather than piling up goroutines.
-type delivery struct {
-	note Note
-	to   [2][]*observer // the event's observers, the ObserveAll ones
-	done chan struct{}
-}
+// watchers are the observers of one emitted event, taken when it was emitted
+// (so an observer removed later, e.g. at Close, still receives what happened
+// before its removal): the event's own list, then the ObserveAll list. Both
+// are copy-on-write snapshots, never modified, so a pointer to each will do.
+type watchers [2]*[]*observer
 
-// observation is the asynchronous tap. Emit publishes to it only when count
-// is non-zero, so an unobserved event costs one atomic load.
-//
-// Only the pump goroutine touches the bus: EventBus counts async handlers in
-// a sync.WaitGroup, and an Add racing a Wait (a Publish during a Flush)
-// panics or is reported by the race detector. Serializing both calls on one
-// goroutine, fed by an unbounded queue, removes that hazard without ever
-// blocking an emitter.
-type observation struct {
-	count atomic.Int32                // observers of any event, including ObserveAll
-	all   atomic.Pointer[[]*observer] // ObserveAll observers
-
-	mu      sync.Mutex
-	queue   []pumpItem
-	running bool
-	bus     *asyncBus
-}
-
-// pumpItem is one job for the pump: publish d on slot's topic, subscribe
-// slot's topic (d nil), or answer a flush (barrier).
-type pumpItem struct {
-	slot    *slot
-	d       *delivery
+// pending is one queued job for the tap: a note for its watchers, or, when
+// barrier is set, a Flush to answer.
+type pending struct {
+	note    Note
+	to      watchers
 	barrier chan struct{}
 }
 
-// asyncBus hides github.com/asaskevich/EventBus: one SubscribeAsync
-// (non-transactional) per topic with a fixed-signature adapter that recovers
-// panics; never Unsubscribe, SubscribeOnce or transactional mode (see
-// docs/architecture.md for the hazards). Owned by the pump goroutine.
-type asyncBus struct {
-	bus     eventbus.Bus
-	topics  map[*slot]bool
-	deliver func(*delivery)
-	last    <-chan struct{} // done of the previous delivery
+// batch is what travels through the bus: every job queued since the previous
+// delivery started. A pointer, so publishing it boxes nothing.
+type batch struct{ jobs []pending }
+
+// maxKept bounds the buffer a delivered batch keeps for reuse, so that one
+// burst behind a slow observer does not pin its memory for good.
+const maxKept = 1024
+
+// observation is the asynchronous tap. An event is boxed into a Note and
+// queued only when it has watchers; otherwise emitting it costs one atomic
+// load.
+//
+// The tap publishes one batch at a time through EventBus, which runs each on
+// its own goroutine: whoever queues into an idle tap publishes the queue, and
+// a delivery that finds jobs queued behind it publishes them before it
+// returns. So at most one batch is in flight, observers see events in emit
+// order, a burst costs one goroutine rather than one per event, and emitters
+// never wait for observers. Flush is a job in the queue, not WaitAsync, whose
+// WaitGroup a concurrent Publish would misuse.
+type observation struct {
+	count atomic.Int32                // observers of any event, including ObserveAll
+	all   atomic.Pointer[[]*observer] // ObserveAll observers
+	bus   eventbus.Bus
+
+	mu      sync.Mutex
+	queue   *batch // what the next delivery will carry
+	spare   *batch // the last delivery's, emptied, while the tap is idle
+	running bool   // a batch is published and not yet delivered
 }
 
-// subscribe registers the topic's adapter once: when its first observer
-// appears, or before its first publish (observed only through ObserveAll).
-func (b *asyncBus) subscribe(s *slot) {
-	if !b.topics[s] {
-		b.topics[s] = true
-		if err := b.bus.SubscribeAsync(s.name, b.deliver, false); err != nil {
-			panic(err) // b.deliver is a func: SubscribeAsync cannot fail
-		}
-	}
-}
+// observeTopic is the tap's only EventBus topic: each job names its event.
+const observeTopic = "runtime/observe"
 
-func (b *asyncBus) publish(s *slot, d *delivery) {
-	<-b.last // one delivery in flight at a time
-	d.done = make(chan struct{})
-	b.last = d.done
-	b.subscribe(s)
-	b.bus.Publish(s.name, d)
-}
-
+// initObservation subscribes the tap's adapter, r.deliver: one fixed
+// signature, non-transactional; the runtime never calls Unsubscribe,
+// SubscribeOnce or WaitAsync (see docs/architecture.md for the hazards).
 func (r *rt) initObservation() {
-	start := make(chan struct{})
-	close(start)
-	r.obs.bus = &asyncBus{bus: eventbus.New(), topics: make(map[*slot]bool), deliver: r.deliver, last: start}
+	r.obs.bus = eventbus.New()
+	r.obs.queue, r.obs.spare = new(batch), new(batch)
+	if err := r.obs.bus.SubscribeAsync(observeTopic, r.deliver, false); err != nil {
+		panic(err) // r.deliver is a func: SubscribeAsync cannot fail
+	}
 }
 
 // addObserver registers fn for event id (or every event when id is 0) as an
 // effect of ctx's fiber.
 func (r *rt) addObserver(ctx *Context, id uint32, name string, fn func(Note)) error {
 	o := &observer{ctx: ctx, fn: fn}
-	var s *slot
 	list := &r.obs.all
 	if id != 0 {
 		r.mu.Lock()
-		s = r.slotFor(id, name)
+		list = &r.slotFor(id, name).observers
 		r.mu.Unlock()
-		list = &s.observers
 	}
 	_, err := ctx.fiber.track(func() error {
 		r.mu.Lock()
@@ -124,9 +104,6 @@ func (r *rt) addObserver(ctx *Context, id uint32, name string, fn func(Note)) er
 		r.obs.count.Add(1)
 		return nil
 	})
-	if err == nil && s != nil {
-		r.obs.enqueue(pumpItem{slot: s})
-	}
 	return err
 }
 
@@ -139,80 +116,91 @@ func (c *Context) ObserveAll(fn func(Note)) error {
 	return c.rt.addObserver(c, 0, "", fn)
 }
 
-// observe publishes one emitted event if anyone observes it. The slow path:
-// only reached when some observer exists.
-func (r *rt) observe(id uint32, name string, args any) {
-	s := r.slot(id)
-	var mine []*observer
-	if s != nil {
-		if p := s.observers.Load(); p != nil {
-			mine = *p
+// watching returns the observers of event id, and whether there is any. It
+// runs on every emit, before the arguments are boxed: an event nobody
+// observes costs no allocation even while other events are observed.
+func (r *rt) watching(id uint32) (to watchers, ok bool) {
+	if r.obs.count.Load() == 0 {
+		return to, false
+	}
+	if s := r.slot(id); s != nil {
+		to[0] = s.observers.Load()
+	}
+	to[1] = r.obs.all.Load()
+	return to, to.len() != 0
+}
+
+func (w watchers) len() int {
+	n := 0
+	for _, p := range w {
+		if p != nil {
+			n += len(*p)
 		}
 	}
-	var all []*observer
-	if p := r.obs.all.Load(); p != nil {
-		all = *p
+	return n
+}
+
+// observe queues one emitted event for its watchers. Only ObserveAll
+// observers see the Note itself, so only they cost a clock read.
+func (r *rt) observe(name string, args any, to watchers) {
+	n := Note{Event: name, Args: args}
+	if all := to[1]; all != nil && len(*all) != 0 {
+		n.Time = time.Now()
 	}
-	if len(mine) == 0 && len(all) == 0 {
+	r.obs.enqueue(pending{note: n, to: to})
+}
+
+// enqueue queues p and, if no delivery is in flight, publishes the queue.
+// Publish only starts a goroutine, so the caller never waits for observers.
+func (o *observation) enqueue(p pending) {
+	o.mu.Lock()
+	o.queue.jobs = append(o.queue.jobs, p)
+	var b *batch
+	if !o.running {
+		o.running = true
+		b, o.queue, o.spare = o.queue, o.spare, nil
+	}
+	o.mu.Unlock()
+	if b != nil {
+		o.bus.Publish(observeTopic, b)
+	}
+}
+
+// deliver is the bus adapter. It runs the batch in order, then publishes
+// what was queued meanwhile, or leaves the tap idle. It runs on a bus
+// goroutine and must never let a panic escape, which would kill the process.
+func (r *rt) deliver(b *batch) {
+	for i := range b.jobs {
+		p := &b.jobs[i]
+		if p.barrier != nil {
+			close(p.barrier)
+			continue
+		}
+		for _, list := range p.to {
+			if list != nil {
+				for _, o := range *list {
+					r.notify(o, p.note)
+				}
+			}
+		}
+	}
+	clear(b.jobs) // drop the arguments and observers it held
+	b.jobs = b.jobs[:0]
+	if cap(b.jobs) > maxKept {
+		b.jobs = nil
+	}
+	o := &r.obs
+	o.mu.Lock()
+	if len(o.queue.jobs) == 0 {
+		o.running = false
+		o.spare = b
+		o.mu.Unlock()
 		return
 	}
-	if s == nil {
-		r.mu.Lock()
-		s = r.slotFor(id, name)
-		r.mu.Unlock()
-	}
-	d := &delivery{note: Note{Event: name, Args: args, Time: time.Now()}, to: [2][]*observer{mine, all}}
-	r.obs.enqueue(pumpItem{slot: s, d: d})
-}
-
-func (o *observation) enqueue(it pumpItem) {
-	o.mu.Lock()
-	o.queue = append(o.queue, it)
-	start := !o.running
-	o.running = true
+	next := o.queue
+	o.queue = b
 	o.mu.Unlock()
-	if start {
-		go o.pump()
-	}
-}
-
-// pump publishes queued deliveries in order and answers flush barriers. It
-// exits when the queue is empty; enqueue starts it again.
-func (o *observation) pump() {
-	for {
-		o.mu.Lock()
-		batch := o.queue
-		o.queue = nil
-		if len(batch) == 0 {
-			o.running = false
-			o.mu.Unlock()
-			return
-		}
-		o.mu.Unlock()
-		for _, it := range batch {
-			if it.barrier != nil {
-				o.bus.bus.WaitAsync()
-				close(it.barrier)
-				continue
-			}
-			if it.d == nil {
-				o.bus.subscribe(it.slot)
-				continue
-			}
-			o.bus.publish(it.slot, it.d)
-		}
-	}
-}
-
-// deliver is the bus adapter: it runs on a bus goroutine and must never let
-// a panic escape, which would kill the process.
-func (r *rt) deliver(d *delivery) {
-	defer close(d.done)
-	for _, list := range d.to {
-		for _, o := range list {
-			r.notify(o, d.note)
-		}
-	}
+	o.bus.Publish(observeTopic, next)
 }
 
 func (r *rt) notify(o *observer, n Note) {
@@ -226,10 +214,10 @@ func (r *rt) notify(o *observer, n Note) {
 	o.fn(n)
 }
 
-// Flush waits until every observation published so far has been delivered.
+// Flush waits until every observation queued so far has been delivered.
 // Do not call it from an observer: it would wait for itself.
 func (c *Context) Flush() {
 	done := make(chan struct{})
-	c.rt.obs.enqueue(pumpItem{barrier: done})
+	c.rt.obs.enqueue(pending{barrier: done})
 	<-done
 }
