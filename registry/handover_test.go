@@ -126,3 +126,35 @@ func TestHandOverArgs(t *testing.T) {
 		})
 	}
 }
+
+// The calls of one batch may hand over parts of one buffer, as the calls
+// of one replayed line do: each is decoded in its own part, and the
+// bodies, running in parallel, each read their own content from it.
+func TestHandOverArgsBatch(t *testing.T) {
+	root, r := newRegistry(t, Config{})
+	tool := mustDefine(t, "size", func(_ context.Context, _ *Call, a pathArgs) (string, error) {
+		return fmt.Sprintf("%s %d %q", a.FilePath, len(a.Content), a.Content[len(a.Content)-3:]), nil
+	}, func(s string) string { return s })
+	tool.ConcurrencySafe = func(json.RawMessage) bool { return true }
+	mustRegister(t, root, r, tool)
+
+	var line []byte
+	var spans [][2]int
+	var want []string
+	for i := range 4 {
+		content := strings.Repeat(fmt.Sprintf("call %d\n", i), 20_000) + fmt.Sprint(i)
+		args, _ := json.Marshal(pathArgs{FilePath: fmt.Sprint(i), Content: content})
+		spans = append(spans, [2]int{len(line), len(line) + len(args)})
+		line = append(append(line, args...), ',')
+		want = append(want, fmt.Sprintf("%d %d %q", i, len(content), content[len(content)-3:]))
+	}
+	calls := make([]*Call, len(spans))
+	for i, sp := range spans {
+		calls[i] = &Call{ID: fmt.Sprint(i), Tool: "size", Args: line[sp[0]:sp[1]:sp[1]], HandOverArgs: true}
+	}
+	for i, res := range r.ExecuteBatch(context.Background(), calls) {
+		if res.Text != want[i] {
+			t.Errorf("call %d: %q, want %q", i, res.Text, want[i])
+		}
+	}
+}
