@@ -144,16 +144,23 @@ func (l *Loader) read() (*tree, error) {
 // the way (an apply, an update an OnUpdate vetoed, a restart) is returned
 // joined, a *Error per entry.
 func (l *Loader) Reload() error {
+	_, err := l.reload()
+	return err
+}
+
+// reload is Reload, saying whether the file was applied: its error is
+// then about entries that failed, and the running plugins changed.
+func (l *Loader) reload() (applied bool, err error) {
 	l.reloadMu.Lock()
 	defer l.reloadMu.Unlock()
 	if l.isClosed() || l.top.State() == runtime.Disposed { // or the root closed
-		return ErrClosed
+		return false, ErrClosed
 	}
 	t, err := l.read()
 	if err != nil {
-		return err
+		return false, err
 	}
-	return l.apply(t)
+	return true, l.apply(t)
 }
 
 func (l *Loader) isClosed() bool {

@@ -24,9 +24,6 @@ const debounce = 60 * time.Millisecond
 // (through links) is another one, or has another size or time. It returns
 // once the watch is in place; reload errors go to the log.
 func (l *Loader) Watch(ctx context.Context) error {
-	if l.isClosed() {
-		return ErrClosed
-	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
@@ -36,7 +33,16 @@ func (l *Loader) Watch(ctx context.Context) error {
 		return err
 	}
 	last, _ := os.Stat(l.file)
+	// Under mu, so that a Close that has begun waiting for the watchers
+	// cannot miss this one.
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		_ = w.Close()
+		return ErrClosed
+	}
 	l.watchers.Add(1)
+	l.mu.Unlock()
 	go func() {
 		defer l.watchers.Done()
 		defer w.Close()
@@ -66,7 +72,11 @@ func (l *Loader) Watch(ctx context.Context) error {
 					continue
 				}
 				last = now
-				if err := l.Reload(); err != nil && !errors.Is(err, ErrClosed) {
+				switch applied, err := l.reload(); {
+				case err == nil || errors.Is(err, ErrClosed):
+				case applied:
+					l.log.Error("config reloaded, but entries failed to apply", "file", l.file, "error", err)
+				default:
 					l.log.Error("config reload failed; the running plugins are unchanged", "file", l.file, "error", err)
 				}
 			}

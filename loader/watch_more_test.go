@@ -1,0 +1,140 @@
+package loader_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gordis-run/gordis/loader"
+	gordisrt "github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
+)
+
+// watchLogged opens text under a root whose logs are recorded, and
+// watches it.
+func watchLogged(t *testing.T, cat func(*testing.T, *recorder) *loader.Catalog, text string) (*loader.Loader, *recorder, *runtimetest.Logs, string) {
+	t.Helper()
+	rec, logs := &recorder{}, runtimetest.NewLogs()
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), text)
+	l, err := loader.Open(runtimetest.New(t, gordisrt.WithLogger(slog.New(logs))), file, cat(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	if err := l.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return l, rec, logs, file
+}
+
+func catalogue(t *testing.T, rec *recorder) *loader.Catalog { return plugins(t, rec) }
+
+// logged waits up to 5 s for a record with message msg and returns its
+// "error" attribute.
+func logged(t *testing.T, logs *runtimetest.Logs, msg string) string {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, r := range logs.Records() {
+			if r.Message == msg {
+				return r.Attrs["error"]
+			}
+		}
+	}
+	var got []string
+	for _, r := range logs.Records() {
+		got = append(got, r.Message)
+	}
+	t.Fatalf("no %q logged; got %q", msg, got)
+	return ""
+}
+
+// A file removed and created again: the watcher reports the missing file,
+// changes nothing, and applies the new file when it appears.
+func TestWatchRemovedAndRecreated(t *testing.T) {
+	l, rec, logs, file := watchLogged(t, catalogue, "- {id: a, name: counter, config: {greeting: a}}\n")
+	rec.take()
+	a := l.Fiber("a")
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if got := logged(t, logs, "config reload failed; the running plugins are unchanged"); !strings.Contains(got, "no such file or directory") {
+		t.Fatalf("error = %q", got)
+	}
+	if l.Fiber("a") != a || a.State() != gordisrt.Active {
+		t.Fatal("a changed when the file went away")
+	}
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n")
+	waitFor(t, rec, "dispose counter a", "apply counter b 0")
+}
+
+// A reload that applies but where an entry fails says so: the running
+// plugins did change.
+func TestWatchLogsApplyFailure(t *testing.T) {
+	_, rec, logs, file := watchLogged(t, failing, "- {id: a, name: counter, config: {greeting: a}}\n")
+	rec.take()
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: no}}\n")
+	want := file + `:2:32: entry "p" (picky): greeting no refused`
+	if got := logged(t, logs, "config reloaded, but entries failed to apply"); got != want {
+		t.Fatalf("error = %q, want %q", got, want)
+	}
+	for _, r := range logs.Records() {
+		if strings.Contains(r.Message, "unchanged") {
+			t.Fatalf("logged %q after an apply", r.Message)
+		}
+	}
+	waitFor(t, rec, "dispose counter a", "apply counter b 0")
+}
+
+// Close stops every watcher: no goroutine is left, and Watch after Close
+// says ErrClosed.
+func TestWatchLeavesNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	l, _, file := setup(t, "- {id: a, name: counter}\n")
+	for range 3 {
+		if err := l.Watch(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := l.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	write(t, file, "- {id: a, name: counter, config: {greeting: x}}\n")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Watch(context.Background()); !errors.Is(err, loader.ErrClosed) {
+		t.Fatalf("Watch after Close: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines after Close, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// Watch racing Close: either Watch fails with ErrClosed or Close stops
+// it; the race detector checks the WaitGroup's use.
+func TestWatchRacingClose(t *testing.T) {
+	for range 20 {
+		l, _, _ := setup(t, "- {id: a, name: counter}\n")
+		done := make(chan error, 1)
+		go func() { done <- l.Watch(context.Background()) }()
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil && !errors.Is(err, loader.ErrClosed) {
+			t.Fatal(err)
+		}
+	}
+}
