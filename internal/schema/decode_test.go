@@ -242,13 +242,7 @@ func FuzzDecode(f *testing.F) {
 		Offset   int      `json:"offset,omitempty" jsonschema:"minimum=1"`
 		Tags     []string `json:"tags,omitempty"`
 	}
-	decoders := []*Decoder{
-		mustDecoder(f, reflect.TypeFor[readArgs]()),
-		mustDecoder(f, reflect.TypeFor[writeArgs]()),
-		mustDecoder(f, reflect.TypeFor[editArgs]()),
-		mustDecoder(f, reflect.TypeFor[countArgs]()),
-		mustDecoder(f, reflect.TypeFor[listArgs]()),
-	}
+	decoders := append(flatDecoders(f), mustDecoder(f, reflect.TypeFor[listArgs]()))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, d := range decoders {
 			got := reflect.New(d.typ)

@@ -122,6 +122,17 @@ func TestDecodeInPlaceShares(t *testing.T) {
 	}
 }
 
+// flatDecoders are one-pass decoders of the argument shapes of the file
+// tools and of every kind of flat field.
+func flatDecoders(t testing.TB) []*Decoder {
+	return []*Decoder{
+		mustDecoder(t, reflect.TypeFor[readArgs]()),
+		mustDecoder(t, reflect.TypeFor[writeArgs]()),
+		mustDecoder(t, reflect.TypeFor[editArgs]()),
+		mustDecoder(t, reflect.TypeFor[countArgs]()),
+	}
+}
+
 // FuzzDecodeInPlace is differential: decoding every string in place
 // accepts, rejects and decodes what Decode does, leaves raw as it was on
 // error, and changes no byte outside the spans.
@@ -133,12 +144,7 @@ func FuzzDecodeInPlace(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	decoders := []*Decoder{
-		mustDecoder(f, reflect.TypeFor[readArgs]()),
-		mustDecoder(f, reflect.TypeFor[writeArgs]()),
-		mustDecoder(f, reflect.TypeFor[editArgs]()),
-		mustDecoder(f, reflect.TypeFor[countArgs]()),
-	}
+	decoders := flatDecoders(f)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, d := range decoders {
 			want := reflect.New(d.typ)
