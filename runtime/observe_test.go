@@ -1,7 +1,9 @@
 package runtime_test
 
 import (
+	"fmt"
 	goruntime "runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,10 +12,10 @@ import (
 	"github.com/gordis-run/gordis/runtime"
 )
 
-// TestItem31_FlushRacesPublish: EventBus counts deliveries in a WaitGroup,
-// and a Publish racing WaitAsync is a WaitGroup misuse. Emitters and
-// flushers on many goroutines must stay clean under -race, and each Flush
-// must cover what was emitted before it.
+// TestItem31_FlushRacesPublish: emitters and flushers on many goroutines
+// must stay clean under -race (EventBus counts deliveries in a WaitGroup that
+// a Flush must not wait on while a Publish runs), and each Flush must cover
+// what was emitted before it.
 func TestItem31_FlushRacesPublish(t *testing.T) {
 	root, _ := newRoot(t)
 	ev := runtime.NewEvent[int]("item31/flush")
@@ -68,9 +70,8 @@ func TestItem31_ObserverMayEmitAndRegister(t *testing.T) {
 	}
 }
 
-// TestObservationLeavesNoGoroutines: the pump exits when its queue is empty
-// and every bus delivery has finished once Close returns; an unobserved
-// emit starts nothing.
+// TestObservationLeavesNoGoroutines: the last delivery ends soon after Close
+// returns; an unobserved emit starts nothing.
 func TestObservationLeavesNoGoroutines(t *testing.T) {
 	settle := func(limit int) int {
 		n := goruntime.NumGoroutine()
@@ -104,7 +105,7 @@ func TestObservationLeavesNoGoroutines(t *testing.T) {
 	}
 }
 
-// A stalled observer makes events wait in the pump's queue: it must not cost
+// A stalled observer makes events wait in the tap's queue: it must not cost
 // a goroutine per emitted event.
 func TestSlowObserverQueuesEventsNotGoroutines(t *testing.T) {
 	root, _ := newRoot(t)
@@ -131,5 +132,150 @@ func TestSlowObserverQueuesEventsNotGoroutines(t *testing.T) {
 	root.Flush()
 	if seen.Load() != n {
 		t.Fatalf("observer saw %d of %d events", seen.Load(), n)
+	}
+}
+
+// wide is an event argument that boxing into an interface must allocate.
+type wide struct {
+	Tool string
+	N    int
+}
+
+// An event nobody observes is never boxed, even while other events are
+// observed, by their own observers or by ObserveAll of another root.
+func TestUnobservedEventIsNotBoxed(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[wide]("unboxed")
+	if _, err := ev.On(root, func(wide) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.NewEvent[wide]("unboxed/other").Observe(root, func(wide) {}); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := newRoot(t)
+	if err := other.ObserveAll(func(runtime.Note) {}); err != nil {
+		t.Fatal(err)
+	}
+	tool := strings.Repeat("x", 3) // not a constant, so the box cannot be static
+	if n := testing.AllocsPerRun(1000, func() { _ = ev.Emit(root, wide{Tool: tool, N: 1000}) }); n != 0 {
+		t.Fatalf("%v allocs per unobserved emit, want 0", n)
+	}
+}
+
+// Events queued behind a stalled observer travel together, and every
+// observer still sees each emitter's events in emit order, the typed ones
+// and ObserveAll alike.
+func TestObserversSeeEmitOrderAcrossBatches(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[wide]("ordered")
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	const emitters, each = 4, 300
+	var typed, all [emitters][]int // appended to by one delivery goroutine at a time
+	if err := ev.Observe(root, func(w wide) {
+		<-release
+		typed[w.N/each] = append(typed[w.N/each], w.N%each)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.ObserveAll(func(n runtime.Note) {
+		if w, ok := n.Args.(wide); ok {
+			all[w.N/each] = append(all[w.N/each], w.N%each)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range emitters {
+		wg.Go(func() {
+			for i := range each {
+				_ = ev.Emit(root, wide{Tool: "t", N: g*each + i})
+			}
+		})
+	}
+	within(t, 5*time.Second, wg.Wait) // emitters never wait for the stalled observer
+	unblock()
+	root.Flush()
+	want := make([]int, each)
+	for i := range want {
+		want[i] = i
+	}
+	for g := range emitters {
+		equal(t, fmt.Sprintf("typed, emitter %d", g), typed[g], want)
+		equal(t, fmt.Sprintf("ObserveAll, emitter %d", g), all[g], want)
+	}
+}
+
+// An observer disposed while its events wait in the queue still receives
+// them, and nothing emitted after its removal; a panicking observer is
+// reported for each event and stops neither the others nor the rest of its
+// batch.
+func TestQueuedEventsOutliveRemovalAndPanics(t *testing.T) {
+	root, logs := newRoot(t)
+	ev := runtime.NewEvent[int]("outlive")
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
+	if err := ev.Observe(root, func(int) { <-release }); err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Observe(root, func(n int) { panic(fmt.Sprintf("observer bug %d", n)) }); err != nil {
+		t.Fatal(err)
+	}
+	var reports atomic.Int32
+	if _, err := runtime.ErrorEvent.On(root, func(r runtime.ErrorReport) error {
+		if r.Event == "outlive" {
+			reports.Add(1)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []int // appended to by one delivery goroutine at a time
+	f := mustPlugin(t, root, runtime.Func("leaving", func(ctx *runtime.Context) error {
+		return ev.Observe(ctx, func(n int) { got = append(got, n) })
+	}), nil)
+	for i := range 3 {
+		_ = ev.Emit(root, i)
+	}
+	if err := f.Dispose(); err != nil {
+		t.Fatal(err)
+	}
+	_ = ev.Emit(root, 3)
+	unblock()
+	root.Flush()
+	equal(t, "removed observer saw", got, []int{0, 1, 2})
+	if n := reports.Load(); n != 4 {
+		t.Fatalf("%d panics reported, want 4", n)
+	}
+	var logged []string
+	for _, r := range logs.Records() {
+		if r.Message == "observer panicked" && r.Attrs["event"] == "outlive" {
+			logged = append(logged, r.Attrs["error"])
+		}
+	}
+	if len(logged) != 4 || !strings.Contains(logged[3], "observer bug 3") {
+		t.Fatalf("logged panics %q, want 4 ending with observer bug 3", logged)
+	}
+}
+
+// BenchmarkObservedCall is the tap's cost at a call's pace: each iteration
+// emits one observed event and waits for its delivery, so every event starts
+// a batch of its own (the worst case for batching).
+func BenchmarkObservedCall(b *testing.B) {
+	root := runtime.New(runtime.WithLogger(discardLogger()))
+	defer root.Close()
+	ev := runtime.NewEvent[wide]("bench/observed-call")
+	seen := make(chan struct{}, 1)
+	if err := ev.Observe(root, func(wide) { seen <- struct{}{} }); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ev.Emit(root, wide{Tool: "read", N: 1})
+		<-seen
 	}
 }
