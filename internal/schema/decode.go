@@ -206,12 +206,22 @@ func fieldFor(t reflect.Type, want string) (field, bool) {
 // JSON, or a *json.UnmarshalTypeError for a valid value the field cannot
 // hold (say 1e999 for a float64, or 2.0 for an int).
 func (d *Decoder) Decode(raw []byte, dst any) error {
-	_, err := d.decode(raw, dst, nil)
+	_, err := d.DecodeInPlace(raw, dst, nil)
 	return err
 }
 
-// decode is Decode; with inPlace set, it is DecodeInPlace.
-func (d *Decoder) decode(raw []byte, dst any, inPlace func(name string, size int) bool) ([]Span, error) {
+// DecodeInPlace is Decode for raw that the caller gives up: it neither
+// reads nor writes raw again, for as long as the decoded strings live. A
+// string property for which inPlace(name, size) is true (size is the
+// length of its JSON literal without the quotes) is decoded into raw's
+// own storage instead of into a copy, since unescaping only shrinks: a
+// string that is its own decoding (no escapes, valid UTF-8) shares raw's
+// bytes as they are, one with escapes is rewritten where it stands, and
+// the returned spans say where raw no longer holds JSON. Only a
+// successful decode writes into raw; on error raw is as it was. With
+// inPlace nil, or for a decoder that is not one-pass (see Decoder), it
+// copies as Decode does and returns no spans.
+func (d *Decoder) DecodeInPlace(raw []byte, dst any, inPlace func(name string, size int) bool) ([]Span, error) {
 	v := reflect.ValueOf(dst)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Type() != d.typ {
 		return nil, fmt.Errorf("schema: cannot decode into %T, want *%v", dst, d.typ)

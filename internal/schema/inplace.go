@@ -14,20 +14,6 @@ type Span struct {
 	Value      string
 }
 
-// DecodeInPlace is Decode for raw that the caller gives up: it neither
-// reads nor writes raw again, for as long as the decoded strings live. A
-// string property for which inPlace(name, size) is true (size is the
-// length of its JSON literal without the quotes) is decoded into raw's
-// own storage instead of into a copy, since unescaping only shrinks: a
-// string without escapes is raw's bytes as they are, one with escapes is
-// rewritten where it stands, and the returned spans say where raw no
-// longer holds JSON. Only a successful decode writes into raw; on error
-// raw is as it was. With inPlace nil, or for a decoder that is not
-// one-pass (see Decoder), it copies as Decode does and returns no spans.
-func (d *Decoder) DecodeInPlace(raw []byte, dst any, inPlace func(name string, size int) bool) ([]Span, error) {
-	return d.decode(raw, dst, inPlace)
-}
-
 // pendingString is a string chosen for decoding in place: the field it
 // goes to, the span of its body in raw, and whether the body is all ASCII.
 type pendingString struct {
