@@ -65,9 +65,10 @@ type Call struct {
 	Session Session         `json:"session,omitempty"` // nil outside an agent
 	// HandOverArgs gives the bytes of Args to the registry: the caller
 	// neither reads nor writes them again, nor runs the call a second time.
-	// A string argument of a Define tool longer than 64 KiB may then be
-	// decoded into those bytes, which the tool's value shares, instead of
-	// into a copy: a 64 MiB write holds its content once, not twice. Args
+	// A string argument of a Define tool whose JSON form is longer than
+	// 64 KiB may then be decoded into those bytes, which the tool's value
+	// shares, instead of into a copy: a 64 MiB write holds its content
+	// once, not twice. Args
 	// is then replaced by a copy in which each such string is cut as
 	// internal/clip cuts a quote ("…(N bytes more)"): tools/pre-execute
 	// listeners, the tool and whoever reads Args after the call see that
