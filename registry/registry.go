@@ -68,11 +68,10 @@ type Call struct {
 	// A string argument of a Define tool whose JSON form is longer than
 	// 64 KiB may then be decoded into those bytes, which the tool's value
 	// shares, instead of into a copy: a 64 MiB write holds its content
-	// once, not twice. Args
-	// is then replaced by a copy in which each such string is cut as
-	// internal/clip cuts a quote ("…(N bytes more)"): tools/pre-execute
-	// listeners, the tool and whoever reads Args after the call see that
-	// copy. A path argument (Traits.Paths) is never cut.
+	// once, not twice. Args is then replaced by a copy in which each such
+	// string is cut as internal/clip cuts a quote ("…(N bytes more)"):
+	// tools/pre-execute listeners, the tool and whoever reads Args after
+	// the call see that copy. A path argument (Traits.Paths) is never cut.
 	HandOverArgs bool `json:"-"`
 
 	decoded decoded // set by the registry for a tool built with Define
