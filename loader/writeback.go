@@ -136,29 +136,44 @@ func (l *Loader) status(c runtime.StatusChange) error {
 func (l *Loader) writeBack(id string, edit func(src []byte, at yamlpatch.Path) ([]byte, error)) error {
 	l.fileMu.Lock()
 	defer l.fileMu.Unlock()
-	src, err := os.ReadFile(l.file)
-	if err != nil {
-		return err
+	for range writeAttempts {
+		src, err := os.ReadFile(l.file)
+		if err != nil {
+			return err
+		}
+		at := find(src, id)
+		if at == nil {
+			return fmt.Errorf("loader: entry %q is no longer in %s: not written back", id, l.file)
+		}
+		out, err := edit(src, at)
+		if err != nil {
+			return fmt.Errorf("loader: writing entry %q back to %s: %w", id, l.file, err)
+		}
+		if written, err := l.write(src, out); written || err != nil {
+			return err
+		}
 	}
-	at := find(src, id)
-	if at == nil {
-		return fmt.Errorf("loader: entry %q is no longer in %s: not written back", id, l.file)
-	}
-	out, err := edit(src, at)
-	if err != nil {
-		return fmt.Errorf("loader: writing entry %q back to %s: %w", id, l.file, err)
-	}
-	return l.write(out)
+	return fmt.Errorf("loader: %s changed under each of %d attempts to write entry %q back", l.file, writeAttempts, id)
 }
 
-// write replaces the file atomically. A link is followed, so that the
-// rename replaces the file it points to rather than the link.
-func (l *Loader) write(data []byte) error {
+// writeAttempts bounds the edits of a file that keeps changing under them.
+const writeAttempts = 5
+
+// write replaces the file atomically with data, if it still holds src:
+// written is false when someone else wrote it since it was read, so that
+// their edit is not lost. A link is followed, so that the rename replaces
+// the file it points to rather than the link.
+func (l *Loader) write(src, data []byte) (written bool, err error) {
 	target, err := filepath.EvalSymlinks(l.file)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return yamlpatch.WriteFile(target, data)
+	// The file can still change between this look and the rename: an
+	// editor holds no lock to respect. The window is that of one write.
+	if now, err := os.ReadFile(target); err != nil || !bytes.Equal(now, src) {
+		return false, err
+	}
+	return true, yamlpatch.WriteFile(target, data)
 }
 
 // writeIDs writes the ids generated at load into the file, first in their
@@ -175,16 +190,15 @@ func (l *Loader) writeIDs(t *tree) error {
 	}
 	l.fileMu.Lock()
 	defer l.fileMu.Unlock()
-	src, err := os.ReadFile(l.file)
-	if err != nil || !bytes.Equal(src, t.src) {
-		return err // changed since: the next load generates them again
-	}
+	out := t.src
 	for _, s := range gen {
-		if src, err = yamlpatch.Insert(src, append(yamlpatch.Path(slices.Clip(s.path)), "id"), s.id); err != nil {
+		var err error
+		if out, err = yamlpatch.Insert(out, append(yamlpatch.Path(slices.Clip(s.path)), "id"), s.id); err != nil {
 			return err
 		}
 	}
-	return l.write(src)
+	_, err := l.write(t.src, out) // changed since: the next load generates them again
+	return err
 }
 
 // find returns the path of the entry id in the file src, or nil.
