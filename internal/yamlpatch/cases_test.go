@@ -229,6 +229,8 @@ b: 1
 		want: "roots:\n  - path: vendor   # vendored\n    readOnly: true\n  - path: docs\nx: 1\n"},
 	{name: "a shorter list loses its last items", src: "a: [1, 2, 3]\nb:\n- 1   # one\n- 2\n- 3\n", op: "set", path: Path{"b"}, value: []any{1},
 		want: "a: [1, 2, 3]\nb:\n- 1   # one\n"},
+	{name: "an item taken out of a list leaves the others alone", src: "- a   # first\n- {b: 1}   # second\n- c   # third\n- b\n", op: "set", path: Path{}, value: []any{"a", "c"},
+		want: "- a   # first\n- c   # third\n"},
 	{name: "delete a key", src: entries, op: "delete", path: Path{0, "config", "cwd"},
 		want: edited(entries, "    cwd: ~/p # workspace\n", "")},
 	{name: "delete the first key after a dash", src: entries, op: "delete", path: Path{0, "id"},

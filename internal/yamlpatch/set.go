@@ -3,6 +3,7 @@ package yamlpatch
 import (
 	"bytes"
 	"reflect"
+	"slices"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -10,8 +11,9 @@ import (
 // Set makes the value at path equal to value, changing as little text as
 // it can: where the old and the new value are both mappings that share a
 // key, or both sequences, only the entries that differ are edited (items
-// compared by position, the extra ones appended or removed at the end), so
-// the comments, order and style of the others stay. What it writes is
+// taken out of a list are removed; otherwise items are compared by
+// position, the extra ones appended or removed at the end), so the
+// comments, order and style of the others stay. What it writes is
 // rendered in the style of its surroundings. When the last step is a key
 // that its mapping lacks, the key is added after the mapping's last entry;
 // when it is the index one past a sequence's end, the item is appended.
@@ -85,6 +87,12 @@ func diff(old, vn *yaml.Node, path Path, steps []step) []step {
 		}
 		return steps
 	case old.Kind == yaml.SequenceNode && vn.Kind == yaml.SequenceNode:
+		if gone := removed(old.Content, vn.Content); gone != nil {
+			for _, i := range slices.Backward(gone) {
+				steps = append(steps, step{sub(i), opDelete, nil})
+			}
+			return steps
+		}
 		n := min(len(old.Content), len(vn.Content))
 		for i := range n {
 			steps = diff(old.Content[i], vn.Content[i], sub(i), steps)
@@ -98,6 +106,28 @@ func diff(old, vn *yaml.Node, path Path, steps []step) []step {
 		return steps
 	}
 	return append(steps, step{path, opSet, vn})
+}
+
+// removed returns the indexes of the items of old that are not in vn when
+// vn is old with those items taken out (nil otherwise), so that removing
+// an item from the middle of a list leaves the items after it alone.
+func removed(old, vn []*yaml.Node) []int {
+	if len(vn) >= len(old) {
+		return nil
+	}
+	var gone []int
+	j := 0
+	for i, o := range old {
+		if j < len(vn) && same(o, vn[j]) {
+			j++
+		} else {
+			gone = append(gone, i)
+		}
+	}
+	if j < len(vn) {
+		return nil
+	}
+	return gone
 }
 
 // keys maps the scalar keys of mapping n to their values; nil when a key
