@@ -21,17 +21,22 @@ const debounce = 60 * time.Millisecond
 // Kubernetes ConfigMap volume swaps a symbolic link to a directory of
 // files, with no event naming the file at all. So any event in the
 // directory makes the watcher look, and it reloads when the file it finds
-// (through links) is another one, or has another size or time. It returns
-// once the watch is in place; reload errors go to the log.
+// (through links) is another one, or has another size or time. When the
+// file is a link to a file in another directory, that directory is
+// watched too. It returns once the watch is in place; reload errors go to
+// the log.
 func (l *Loader) Watch(ctx context.Context) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	if err := w.Add(filepath.Dir(l.file)); err != nil {
+	dir := filepath.Dir(l.file)
+	if err := w.Add(dir); err != nil {
 		_ = w.Close()
 		return err
 	}
+	base, _ := filepath.EvalSymlinks(dir)
+	followed := follow(w, l.file, base, "")
 	last, _ := os.Stat(l.file)
 	// Under mu, so that a Close that has begun waiting for the watchers
 	// cannot miss this one.
@@ -67,6 +72,7 @@ func (l *Loader) Watch(ctx context.Context) error {
 				}
 				l.log.Error("watching the config file", "file", l.file, "error", err)
 			case <-timer.C:
+				followed = follow(w, l.file, base, followed)
 				now, _ := os.Stat(l.file)
 				if same(now, last) {
 					continue
@@ -83,6 +89,29 @@ func (l *Loader) Watch(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// follow watches the directory of the file that file's links lead to,
+// when it is not base (file's own directory, resolved): editors save a
+// link's target by renaming a new file over it there, with no event in
+// base. It returns the directory it now watches ("" for none), having
+// dropped followed, the one before.
+func follow(w *fsnotify.Watcher, file, base, followed string) string {
+	target, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return followed // missing for now: keep what is watched
+	}
+	d := filepath.Dir(target)
+	if d == followed {
+		return followed
+	}
+	if followed != "" {
+		_ = w.Remove(followed) // gone already when a ConfigMap swapped it out
+	}
+	if d == base || w.Add(d) != nil {
+		return ""
+	}
+	return d
 }
 
 // same reports whether two looks at the file found it unchanged; a file

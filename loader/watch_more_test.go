@@ -138,3 +138,30 @@ func TestWatchRacingClose(t *testing.T) {
 		}
 	}
 }
+
+// A config file that is a link to a file in another directory (a dotfiles
+// checkout, say): a save of the target, where editors write it, reloads.
+func TestWatchLinkToAnotherDirectory(t *testing.T) {
+	dotfiles, conf := t.TempDir(), t.TempDir()
+	target := write(t, filepath.Join(dotfiles, "gordis.yaml"), "- {id: a, name: counter, config: {greeting: a}}\n")
+	link := filepath.Join(conf, "gordis.yaml")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	l, err := loader.Open(runtimetest.New(t), link, plugins(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply counter a 0")
+	tmp := filepath.Join(dotfiles, ".gordis.yaml.swp")
+	write(t, tmp, "- {id: a, name: counter, config: {greeting: b}}\n")
+	if err := os.Rename(tmp, target); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, rec, "dispose counter a", "apply counter b 0")
+}
