@@ -36,37 +36,35 @@ type pending struct {
 	barrier chan struct{}
 }
 
-// batch is what travels through the bus: every job queued since the previous
-// delivery started. A pointer, so publishing it boxes nothing.
-type batch struct{ jobs []pending }
-
-// maxKept bounds the buffer a delivered batch keeps for reuse, so that one
-// burst behind a slow observer does not pin its memory for good.
+// maxKept bounds the buffer a delivery keeps for reuse, so that one burst
+// behind a slow observer does not pin its memory for good.
 const maxKept = 1024
 
 // observation is the asynchronous tap. An event is boxed into a Note and
 // queued only when it has watchers; otherwise emitting it costs one atomic
 // load.
 //
-// The tap publishes one batch at a time through EventBus, which runs each on
-// its own goroutine: whoever queues into an idle tap publishes the queue, and
-// a delivery that finds jobs queued behind it publishes them before it
+// The tap delivers what is queued as one batch, on a goroutine EventBus
+// starts for each Publish: whoever queues into an idle tap publishes, and a
+// delivery that finds jobs queued behind its batch publishes them before it
 // returns. So at most one batch is in flight, observers see events in emit
 // order, a burst costs one goroutine rather than one per event, and emitters
-// never wait for observers. Flush is a job in the queue, not WaitAsync, whose
-// WaitGroup a concurrent Publish would misuse.
+// never wait for observers. Publish carries no argument, which EventBus
+// would box into fresh slices: the batch in flight is the tap's own field.
+// Flush is a job in the queue, not WaitAsync, whose WaitGroup a concurrent
+// Publish would misuse.
 type observation struct {
 	count atomic.Int32                // observers of any event, including ObserveAll
 	all   atomic.Pointer[[]*observer] // ObserveAll observers
 	bus   eventbus.Bus
 
 	mu      sync.Mutex
-	queue   *batch // what the next delivery will carry
-	spare   *batch // the last delivery's, emptied, while the tap is idle
-	running bool   // a batch is published and not yet delivered
+	queue   []pending // jobs for the next batch
+	flight  []pending // the batch in flight, or, while idle, the last one's emptied buffer
+	running bool      // a batch is published and not yet delivered
 }
 
-// observeTopic is the tap's only EventBus topic: each job names its event.
+// observeTopic is the tap's only EventBus topic.
 const observeTopic = "runtime/observe"
 
 // initObservation subscribes the tap's adapter, r.deliver: one fixed
@@ -74,7 +72,6 @@ const observeTopic = "runtime/observe"
 // SubscribeOnce or WaitAsync (see docs/architecture.md for the hazards).
 func (r *rt) initObservation() {
 	r.obs.bus = eventbus.New()
-	r.obs.queue, r.obs.spare = new(batch), new(batch)
 	if err := r.obs.bus.SubscribeAsync(observeTopic, r.deliver, false); err != nil {
 		panic(err) // r.deliver is a func: SubscribeAsync cannot fail
 	}
@@ -150,57 +147,59 @@ func (r *rt) observe(name string, args any, to watchers) {
 	r.obs.enqueue(pending{note: n, to: to})
 }
 
-// enqueue queues p and, if no delivery is in flight, publishes the queue.
+// enqueue queues p and, if no batch is in flight, publishes the queue.
 // Publish only starts a goroutine, so the caller never waits for observers.
 func (o *observation) enqueue(p pending) {
 	o.mu.Lock()
-	o.queue.jobs = append(o.queue.jobs, p)
-	var b *batch
-	if !o.running {
+	o.queue = append(o.queue, p)
+	start := !o.running
+	if start {
 		o.running = true
-		b, o.queue, o.spare = o.queue, o.spare, nil
+		o.queue, o.flight = o.flight[:0], o.queue
 	}
 	o.mu.Unlock()
-	if b != nil {
-		o.bus.Publish(observeTopic, b)
+	if start {
+		o.bus.Publish(observeTopic)
 	}
 }
 
-// deliver is the bus adapter. It runs the batch in order, then publishes
-// what was queued meanwhile, or leaves the tap idle. It runs on a bus
-// goroutine and must never let a panic escape, which would kill the process.
-func (r *rt) deliver(b *batch) {
-	for i := range b.jobs {
-		p := &b.jobs[i]
+// deliver is the bus adapter. It runs the batch in flight in order, then
+// publishes what was queued meanwhile, or leaves the tap idle. It runs on a
+// bus goroutine and must never let a panic escape, which would kill the
+// process.
+func (r *rt) deliver() {
+	o := &r.obs
+	jobs := o.flight // set before the Publish that started this goroutine
+	for i := range jobs {
+		p := &jobs[i]
 		if p.barrier != nil {
 			close(p.barrier)
 			continue
 		}
 		for _, list := range p.to {
 			if list != nil {
-				for _, o := range *list {
-					r.notify(o, p.note)
+				for _, w := range *list {
+					r.notify(w, p.note)
 				}
 			}
 		}
 	}
-	clear(b.jobs) // drop the arguments and observers it held
-	b.jobs = b.jobs[:0]
-	if cap(b.jobs) > maxKept {
-		b.jobs = nil
+	clear(jobs) // drop the arguments and observers they held
+	if cap(jobs) > maxKept {
+		jobs = nil
 	}
-	o := &r.obs
 	o.mu.Lock()
-	if len(o.queue.jobs) == 0 {
+	next := len(o.queue) != 0
+	if next {
+		o.queue, o.flight = jobs[:0], o.queue
+	} else {
 		o.running = false
-		o.spare = b
-		o.mu.Unlock()
-		return
+		o.flight = jobs[:0]
 	}
-	next := o.queue
-	o.queue = b
 	o.mu.Unlock()
-	o.bus.Publish(observeTopic, next)
+	if next {
+		o.bus.Publish(observeTopic)
+	}
 }
 
 func (r *rt) notify(o *observer, n Note) {
