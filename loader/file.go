@@ -126,10 +126,7 @@ func (p *parser) parse(src []byte) (*tree, error) {
 		e := &Error{File: file, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
 		var perr *yaml.ParserError
 		if errors.As(err, &perr) {
-			e.Line, e.Err = perr.Line, errors.New(perr.Message)
-			if e.Line == 0 { // the parser gives none at the end of the text
-				e.Line = 1 + bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n"))
-			}
+			e.Line, e.Err = syntaxLine(perr, src), errors.New(perr.Message)
 		}
 		return nil, Errors{e}
 	}
@@ -154,6 +151,33 @@ func (p *parser) parse(src []byte) (*tree, error) {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return nil, errs
+}
+
+// parserStage holds the messages of the YAML parser's second stage, which
+// counts lines from 0; its scanner counts from 1.
+var parserStage = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found undefined tag handle":             true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+}
+
+// syntaxLine is the 1-based line of a YAML syntax error: the line of the
+// construct the parser was in (an unclosed bracket) or of the problem. The
+// parser says 0 for the first line whatever the stage, and a problem at
+// the end of the text is on the last line.
+func syntaxLine(perr *yaml.ParserError, src []byte) int {
+	line := perr.Line
+	if line == 0 || parserStage[perr.Message] {
+		line++
+	}
+	return min(line, 1+bytes.Count(bytes.TrimRight(src, "\r\n"), []byte("\n")))
 }
 
 func (p *parser) errorAt(s *spec, n *yaml.Node, err error) *Error {

@@ -365,7 +365,7 @@ func TestParseError(t *testing.T) {
 	rec.take()
 	write(t, file, "- id: a\n  name: [counter\n")
 	err := l.Reload()
-	if want := file + ":1: did not find expected ',' or ']'"; err == nil || err.Error() != want {
+	if want := file + ":2: did not find expected ',' or ']'"; err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
 	}
 	expect(t, rec)
