@@ -28,12 +28,22 @@ type change struct {
 // updated writes back a config that an entry's plugin gave itself.
 func (l *Loader) updated(c runtime.ConfigChange) error {
 	id, changes, cfg, err := l.take(c)
-	if id == "" || err != nil {
-		return err
+	if err == nil && id != "" {
+		err = l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
+			return setConfig(src, at, changes, cfg)
+		})
 	}
-	return l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
-		return setConfig(src, at, changes, cfg)
-	})
+	l.failedWrite(err)
+	return nil
+}
+
+// failedWrite logs a write-back that could not be made: the runtime drops
+// a listener's error, and the user should learn that the next reload
+// gives the plugin the file's config again.
+func (l *Loader) failedWrite(err error) {
+	if err != nil {
+		l.log.Error("config not written back to the file", "file", l.file, "error", err)
+	}
 }
 
 // take records a config change of an entry's fiber that the loader did not
@@ -126,9 +136,10 @@ func (l *Loader) status(c runtime.StatusChange) error {
 	}
 	id := e.spec.id
 	l.mu.Unlock()
-	return l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
+	l.failedWrite(l.writeBack(id, func(src []byte, at yamlpatch.Path) ([]byte, error) {
 		return yamlpatch.Set(src, append(slices.Clip(at), "disabled"), true)
-	})
+	}))
+	return nil
 }
 
 // writeBack edits the entry id where the file has it now, which may be
