@@ -2,6 +2,7 @@ package loader_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -87,4 +88,47 @@ func TestReloadApplyFailureReported(t *testing.T) {
 	if want := file + `:2:32: entry "p" (picky): greeting again refused`; err == nil || err.Error() != want {
 		t.Fatalf("Reload: %v\nwant %s", err, want)
 	}
+}
+
+// An entry that failed is tried again by the next reload even when its
+// config did not change: what it needed (a directory, say) may be there
+// now, and a reload is how the user says so.
+func TestReloadRetriesFailedEntry(t *testing.T) {
+	rec := &recorder{}
+	cat := plugins(t, rec)
+	dir := filepath.Join(t.TempDir(), "work")
+	needs := runtime.Configured("needs", func(_ *runtime.Context, c Config) error {
+		if _, err := os.Stat(c.Greeting); err != nil {
+			return err
+		}
+		rec.add("apply needs")
+		return nil
+	})
+	if err := cat.Register(needs); err != nil {
+		t.Fatal(err)
+	}
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "[]\n")
+	l, err := loader.Open(runtimetest.New(t), file, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	write(t, file, "- {id: n, name: needs, config: {greeting: "+dir+"}}\n")
+	if err := l.Reload(); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Reload: %v", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, rec, "apply needs")
+	if got := l.Fiber("n").State(); got != runtime.Active {
+		t.Fatalf("n is %v", got)
+	}
+	if err := l.Reload(); err != nil { // and an active one is left alone
+		t.Fatal(err)
+	}
+	expect(t, rec)
 }

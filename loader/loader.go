@@ -142,7 +142,8 @@ func (l *Loader) read() (*tree, error) {
 // file that fails to parse or validate changes nothing: the error is an
 // Errors. Otherwise the whole difference is applied, and what failed on
 // the way (an apply, an update an OnUpdate vetoed, a restart) is returned
-// joined, a *Error per entry.
+// joined, a *Error per entry. An entry that failed is tried again, its
+// config changed or not.
 func (l *Loader) Reload() error {
 	_, err := l.reload()
 	return err
@@ -250,6 +251,12 @@ func (l *Loader) apply(t *tree) error {
 				e.ours--
 				l.mu.Unlock()
 				if err != nil && !errors.Is(err, runtime.ErrInactive) {
+					errs = append(errs, l.entryError(s, err))
+				}
+			} else if e.fiber.State() == runtime.Failed {
+				// What it lacked may be there now: a reload is how
+				// the user says so.
+				if err := e.fiber.Restart(); err != nil {
 					errs = append(errs, l.entryError(s, err))
 				}
 			}
