@@ -49,10 +49,7 @@ func TestReload50TouchesOnlyTheChangedFiber(t *testing.T) {
 	if _, err := runtime.StatusEvent.On(root, func(runtime.StatusChange) error { changes++; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	write(t, file, file50(2))
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, file50(2))
 	expect(t, rec, "dispose counter g23", "apply counter g23 2")
 	// ACTIVE → UNLOADING → PENDING → LOADING → ACTIVE, one fiber.
 	if changes != 4 {

@@ -73,10 +73,7 @@ func TestReloadApplyFailureReported(t *testing.T) {
 		t.Fatalf("p: %v", f)
 	}
 
-	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: ok}}\n")
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, "- {id: a, name: counter, config: {greeting: b}}\n- {id: p, name: picky, config: {greeting: ok}}\n")
 	expect(t, rec, "apply picky")
 	if got := l.Fiber("p").State(); got != runtime.Active {
 		t.Fatalf("p is %v after the fix", got)

@@ -128,6 +128,16 @@ func write(t testing.TB, file, text string) string {
 	return file
 }
 
+// rewrite writes text to file and reloads l, which must apply it without
+// an error.
+func rewrite(t testing.TB, l *loader.Loader, file, text string) {
+	t.Helper()
+	write(t, file, text)
+	if err := l.Reload(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func read(t testing.TB, file string) string {
 	t.Helper()
 	b, err := os.ReadFile(file)

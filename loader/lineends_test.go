@@ -36,14 +36,8 @@ func TestEmptyFile(t *testing.T) {
 	for _, text := range []string{"", "\n", "# nothing yet\n", "[]\n"} {
 		l, rec, file := setup(t, text)
 		expect(t, rec)
-		write(t, file, "- {id: a, name: counter, config: {greeting: a}}\n")
-		if err := l.Reload(); err != nil {
-			t.Fatal(err)
-		}
-		write(t, file, text)
-		if err := l.Reload(); err != nil {
-			t.Fatal(err)
-		}
+		rewrite(t, l, file, "- {id: a, name: counter, config: {greeting: a}}\n")
+		rewrite(t, l, file, text)
 		expect(t, rec, "apply counter a 0", "dispose counter a")
 	}
 }

@@ -52,7 +52,7 @@ func TestReloadTouchesOnlyWhatChanged(t *testing.T) {
 	rec.take()
 	a, d := l.Fiber("a"), l.Fiber("d")
 	// a: unchanged but spelt differently; b: in place; c: restarted; d: removed; e: new.
-	write(t, file, `
+	rewrite(t, l, file, `
 - id: a
   name: counter
   config:
@@ -67,9 +67,6 @@ func TestReloadTouchesOnlyWhatChanged(t *testing.T) {
   name: counter
   config: {greeting: c, limit: 3}
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec,
 		"dispose counter d",
 		"apply counter e 0",
@@ -97,7 +94,7 @@ func TestDisableAndEnable(t *testing.T) {
   config: {greeting: b}
 `)
 	rec.take()
-	write(t, file, `
+	rewrite(t, l, file, `
 - id: a
   name: counter
   config: {greeting: a}
@@ -107,11 +104,8 @@ func TestDisableAndEnable(t *testing.T) {
   config: {greeting: b}
   disabled: true
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec, "dispose counter b", "dispose counter a")
-	write(t, file, `
+	rewrite(t, l, file, `
 - id: a
   name: counter
   config: {greeting: a}
@@ -120,9 +114,6 @@ func TestDisableAndEnable(t *testing.T) {
   config: {greeting: b}
   disabled: false
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec, "apply counter a 0", "apply counter b 0")
 }
 
@@ -157,16 +148,10 @@ func TestGroups(t *testing.T) {
 		t.Fatal("b is not below its group")
 	}
 	// Enable c inside the inner group, disable a.
-	write(t, file, groups("a"))
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, groups("a"))
 	expect(t, rec, "dispose counter a", "apply counter c 0")
 	// Disabling the group disposes everything in it, newest first.
-	write(t, file, groups("g"))
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, groups("g"))
 	expect(t, rec, "dispose counter c", "dispose counter b")
 	for _, id := range []string{"g", "a", "inner", "b", "c"} {
 		if l.Fiber(id) != nil {
@@ -177,10 +162,7 @@ func TestGroups(t *testing.T) {
 		t.Error("d was disposed")
 	}
 	// Enabling it again plugs what is enabled in it.
-	write(t, file, groups("b"))
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, groups("b"))
 	expect(t, rec, "apply counter a 0", "apply counter c 0")
 }
 
@@ -198,7 +180,7 @@ func TestMoveKeepsFiberWithinItsParent(t *testing.T) {
 `)
 	rec.take()
 	a := l.Fiber("a")
-	write(t, file, `
+	rewrite(t, l, file, `
 - id: b
   name: counter
   config: {greeting: b}
@@ -212,16 +194,13 @@ func TestMoveKeepsFiberWithinItsParent(t *testing.T) {
       name: counter
       config: {greeting: moved}
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec, "apply counter moved 0")
 	if l.Fiber("a") != a {
 		t.Fatal("a was re-plugged")
 	}
 	// Into another group: the fiber moves to the group's context, so it is
 	// disposed and plugged again there.
-	write(t, file, `
+	rewrite(t, l, file, `
 - id: a
   name: counter
   config: {greeting: a}
@@ -235,9 +214,6 @@ func TestMoveKeepsFiberWithinItsParent(t *testing.T) {
       name: counter
       config: {greeting: b}
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec, "dispose counter b", "apply counter b 0")
 	if l.Fiber("b").Parent().Fiber() != l.Fiber("g") {
 		t.Fatal("b is not in g")
@@ -271,10 +247,7 @@ func TestIsolateRealms(t *testing.T) {
 		t.Fatalf("r4, outside every realm, is %v", got)
 	}
 	// A store for everyone else: only r4 sees it.
-	write(t, file, read(t, file)+"- {id: s4, name: store, config: {greeting: common}}\n")
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, read(t, file)+"- {id: s4, name: store, config: {greeting: common}}\n")
 	expect(t, rec, "apply store common", "reader r4 sees common (greeting r4)")
 }
 
@@ -296,10 +269,7 @@ func TestInjectPendingThenResolved(t *testing.T) {
 	if a, b, g := l.Fiber("waits").State(), l.Fiber("inner").State(), l.Fiber("g").State(); a != runtime.Pending || b != runtime.Pending || g != runtime.Active {
 		t.Fatalf("waits %v, inner %v, g %v", a, b, g)
 	}
-	write(t, file, read(t, file)+"- {id: s, name: store, config: {greeting: s}}\n")
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, read(t, file)+"- {id: s, name: store, config: {greeting: s}}\n")
 	expect(t, rec, "apply store s", "apply counter w 0", "apply counter inner 0")
 }
 
@@ -438,14 +408,11 @@ func TestOverrideWinsAfterReload(t *testing.T) {
 	if strings.Join(seen, " ") != "a:counter b:counter p:plain" {
 		t.Fatalf("override saw %v", seen)
 	}
-	write(t, file, `
+	rewrite(t, l, file, `
 - {id: a, name: counter, config: {greeting: changed, limit: 1}}
 - {id: b, name: counter, config: {limit: 2}}
 - {id: p, name: plain}
 `)
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
 	expect(t, rec, "dispose counter flag", "apply counter flag 2")
 }
 
@@ -511,10 +478,7 @@ func TestIsolateLabelChange(t *testing.T) {
     - {id: s, name: store, config: {greeting: s}}
 `)
 	expect(t, rec, "apply store s", "reader alpha sees s (greeting alpha)")
-	write(t, file, strings.Replace(read(t, file), "isolate: {store: alpha}\n", "isolate: {store: beta}\n", 1))
-	if err := l.Reload(); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, l, file, strings.Replace(read(t, file), "isolate: {store: alpha}\n", "isolate: {store: beta}\n", 1))
 	expect(t, rec, "apply store s", "reader beta sees s (greeting beta)")
 	if a, b := l.Fiber("alpha").State(), l.Fiber("beta").State(); a != runtime.Pending || b != runtime.Active {
 		t.Fatalf("alpha %v, beta %v", a, b)
