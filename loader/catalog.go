@@ -94,19 +94,19 @@ func (c *Catalog) unknown(name string) error {
 		name string
 		d    int
 	}
-	var close []near
+	var nearest []near
 	limit := max(2, len(name)/3)
 	for _, n := range names {
 		if d := distance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
-			close = append(close, near{n, d})
+			nearest = append(nearest, near{n, d})
 		}
 	}
-	slices.SortStableFunc(close, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	if len(close) == 0 {
+	slices.SortStableFunc(nearest, func(a, b near) int { return cmp.Compare(a.d, b.d) })
+	if len(nearest) == 0 {
 		return fmt.Errorf("%w %q (known: %s)", ErrUnknownPlugin, name, strings.Join(quoted(names), ", "))
 	}
 	suggest := make([]string, 0, 3)
-	for _, n := range close[:min(3, len(close))] {
+	for _, n := range nearest[:min(3, len(nearest))] {
 		suggest = append(suggest, n.name)
 	}
 	return fmt.Errorf("%w %q (did you mean %s?)", ErrUnknownPlugin, name, strings.Join(quoted(suggest), " or "))
