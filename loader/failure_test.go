@@ -47,6 +47,22 @@ func TestOpenApplyFailureUndoesOpen(t *testing.T) {
 	}
 }
 
+// An entry that waits for a service an entry below it provides, and then
+// fails, fails the Open too.
+func TestOpenDeferredApplyFailure(t *testing.T) {
+	rec := &recorder{}
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: p, name: picky, inject: [store], config: {greeting: no}}\n- {id: s, name: store, config: {greeting: s}}\n")
+	root := runtimetest.New(t)
+	l, err := loader.Open(root, file, failing(t, rec))
+	want := file + `:1:49: entry "p" (picky): greeting no refused`
+	if l != nil || err == nil || err.Error() != want {
+		t.Fatalf("got %v, %v; want %s", l, err, want)
+	}
+	if n := len(root.Plugins()); n != 0 {
+		t.Fatalf("%d plugins applied", n)
+	}
+}
+
 // A reload applies the whole difference and returns what failed, with
 // the place of each entry; the failed entry stays in the loader's hands, so
 // the next reload that fixes its config tries it again.

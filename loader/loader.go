@@ -220,6 +220,7 @@ func (l *Loader) apply(t *tree) error {
 		}
 	}
 	// Phase 2: update and plug, in file order.
+	var plugged []*entry
 	var walk func(list []*spec, parent *entry)
 	walk = func(list []*spec, parent *entry) {
 		for _, s := range list {
@@ -238,13 +239,11 @@ func (l *Loader) apply(t *tree) error {
 			l.mu.Unlock()
 			if e == nil {
 				var err error
-				e, err = l.plug(s, parent)
-				if err != nil {
+				if e, err = l.plug(s, parent); err != nil {
 					errs = append(errs, l.entryError(s, err))
-				}
-				if e == nil {
 					continue // refused, and its entries with it
 				}
+				plugged = append(plugged, e)
 			} else if changed {
 				err := e.fiber.Update(s.arg())
 				l.mu.Lock()
@@ -264,6 +263,13 @@ func (l *Loader) apply(t *tree) error {
 		}
 	}
 	walk(t.entries, nil)
+	// An entry fails as it is plugged, or later in the walk when the
+	// service it waited for is plugged (its apply runs then).
+	for _, e := range plugged {
+		if e.fiber.State() == runtime.Failed {
+			errs = append(errs, l.entryError(e.spec, e.fiber.Err()))
+		}
+	}
 	if err := l.writeIDs(t); err != nil {
 		l.log.Warn("cannot write the generated ids back", "file", l.file, "error", err)
 	}
@@ -292,9 +298,8 @@ func parentID(s *spec) string {
 	return s.parent.id
 }
 
-// plug applies s below its group (or the loader's fiber) and records it.
-// An apply that fails is recorded too, so that a reload with another
-// config tries again, and its error returned with the entry.
+// plug applies s below its group (or the loader's fiber) and records it,
+// even when its apply fails: the next reload tries it again.
 func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 	ctx := l.top.Context()
 	if parent != nil {
@@ -327,14 +332,11 @@ func (l *Loader) plug(s *spec, parent *entry) (*entry, error) {
 		return nil, err
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.seq++
 	e := &entry{spec: s, fiber: f, parent: parent, seq: l.seq}
 	l.byID[s.id] = e
 	l.byFiber[f] = e
-	l.mu.Unlock()
-	if f.State() == runtime.Failed {
-		return e, f.Err()
-	}
 	return e, nil
 }
 
