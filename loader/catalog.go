@@ -1,11 +1,9 @@
 package loader
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -85,59 +83,13 @@ func (c *Catalog) Names() []string {
 	return names
 }
 
-// unknown words the error for name: the known names within a few edits
-// (up to three, closest first), or every known name when none is that close.
+// unknown words the error for name: the known names within a few edits,
+// or every known name when none is that close.
 func (c *Catalog) unknown(name string) error {
 	names := append(c.Names(), Group)
 	slices.Sort(names)
-	type near struct {
-		name string
-		d    int
+	if hint := didYouMean(name, names); hint != "" {
+		return fmt.Errorf("%w %q%s", ErrUnknownPlugin, name, hint)
 	}
-	var nearest []near
-	limit := max(2, len(name)/3)
-	for _, n := range names {
-		if d := distance(strings.ToLower(name), strings.ToLower(n)); d <= limit {
-			nearest = append(nearest, near{n, d})
-		}
-	}
-	slices.SortStableFunc(nearest, func(a, b near) int { return cmp.Compare(a.d, b.d) })
-	if len(nearest) == 0 {
-		return fmt.Errorf("%w %q (known: %s)", ErrUnknownPlugin, name, strings.Join(quoted(names), ", "))
-	}
-	suggest := make([]string, 0, 3)
-	for _, n := range nearest[:min(3, len(nearest))] {
-		suggest = append(suggest, n.name)
-	}
-	return fmt.Errorf("%w %q (did you mean %s?)", ErrUnknownPlugin, name, strings.Join(quoted(suggest), " or "))
-}
-
-func quoted(list []string) []string {
-	q := make([]string, len(list))
-	for i, n := range list {
-		q[i] = strconv.Quote(n)
-	}
-	return q
-}
-
-// distance is the Levenshtein distance between a and b, in bytes: plugin
-// names are ASCII.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return fmt.Errorf("%w %q (known: %s)", ErrUnknownPlugin, name, strings.Join(quoted(names), ", "))
 }

@@ -264,7 +264,11 @@ func (p *parser) entry(n *yaml.Node, parent *spec) *spec {
 		case "intercept":
 			interceptNode = resolve(v)
 		default:
-			p.add(s, k, fmt.Errorf("unknown key %q (an entry has %s)", k.Value, strings.Join(entryKeys, ", ")))
+			hint := didYouMean(k.Value, entryKeys)
+			if hint == "" {
+				hint = " (an entry has " + strings.Join(entryKeys, ", ") + ")"
+			}
+			p.add(s, k, fmt.Errorf("unknown key %q%s", k.Value, hint))
 		}
 	}
 	if s.idNode != nil {
@@ -523,6 +527,12 @@ func (p *parser) check(s *spec) {
 		n := s.configNode()
 		if s.cfgNode != nil {
 			n = locate(n, v)
+		}
+		if path, ok := strings.CutPrefix(v, "unknown property "); ok {
+			if path, err := strconv.Unquote(path); err == nil {
+				doc, _ := runtime.ConfigSchema(s.plugin)
+				v += keyHint(doc, path)
+			}
 		}
 		p.add(s, n, errors.New(v))
 	}

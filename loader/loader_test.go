@@ -312,7 +312,7 @@ func TestInvalidFileChangesNothing(t *testing.T) {
 	err := l.Reload()
 	want := file + `:7:12: entry "b" (counter): "limit" must be a positive integer
 ` + file + `:8:24: entry "b" (counter): missing required property "roots[1].path"
-` + file + `:8:25: entry "b" (counter): unknown property "roots[1].readonly"
+` + file + `:8:25: entry "b" (counter): unknown property "roots[1].readonly" (did you mean "readOnly"?)
 ` + file + `:9:5: entry "b" (counter): unknown property "extra"
 ` + file + `:10:7: entry "a" (countr): duplicate id "a" (first at 1:7)
 ` + file + `:11:9: entry "a" (countr): unknown plugin "countr" (did you mean "counter"?)
