@@ -157,8 +157,9 @@ func (e Event[A]) parallel(r *rt, filter Filter, args A) error {
 }
 
 // Observe subscribes fn asynchronously (via the observation bus). The
-// subscription is owned by ctx's fiber; fn runs on another goroutine, and a
-// panic in it is recovered and logged.
+// subscription is owned by ctx's fiber; fn runs on another goroutine, about
+// a millisecond after the emit or at the next Flush, and a panic in it is
+// recovered and logged.
 func (e Event[A]) Observe(ctx *Context, fn func(A)) error {
 	if fn == nil {
 		return fmt.Errorf("runtime: nil observer for %q", e.name)

@@ -40,28 +40,38 @@ type pending struct {
 // behind a slow observer does not pin its memory for good.
 const maxKept = 1024
 
+// gather is how long an idle tap waits, after an event is queued, before
+// it publishes: waking a thread for a delivery costs microseconds, more than
+// delivering one call's events, so the events of many calls travel
+// together. A Flush does not wait.
+const gather = time.Millisecond
+
 // observation is the asynchronous tap. An event is boxed into a Note and
 // queued only when it has watchers; otherwise emitting it costs at most
 // three atomic loads and no allocation.
 //
 // The tap delivers what is queued as one batch, on a goroutine EventBus
-// starts for each Publish: whoever queues into an idle tap publishes, and a
-// delivery that finds jobs queued behind its batch publishes them before it
-// returns. So at most one batch is in flight, observers see events in emit
-// order, a burst costs one goroutine rather than one per event, and emitters
-// never wait for observers. Publish carries no argument, which EventBus
-// would box into fresh slices: the batch in flight is the tap's own field.
-// Flush is a job in the queue, not WaitAsync, whose WaitGroup a concurrent
-// Publish would misuse.
+// starts for each Publish. The first job queued into an idle tap arms a
+// timer that publishes the queue; a Flush publishes at once. A delivery that
+// ends with jobs queued behind its batch arms the timer again, or publishes
+// at once for a Flush. So at most one batch is in flight, observers see
+// events in emit order, a burst costs one goroutine rather than one per
+// event, and emitters never wait for observers. Publish carries no argument,
+// which EventBus would box into fresh slices: the batch in flight is the
+// tap's own field. Flush is a job in the queue, not WaitAsync, whose
+// WaitGroup a concurrent Publish would misuse.
 type observation struct {
 	count atomic.Int32                // observers of any event, including ObserveAll
 	all   atomic.Pointer[[]*observer] // ObserveAll observers
 	bus   eventbus.Bus
 
 	mu      sync.Mutex
-	queue   []pending // jobs for the next batch
-	flight  []pending // the batch in flight, or, while idle, the last one's emptied buffer
-	running bool      // a batch is published and not yet delivered
+	queue   []pending   // jobs for the next batch
+	flight  []pending   // the batch in flight, or, while idle, the last one's emptied buffer
+	running bool        // a batch is published and not yet delivered
+	urgent  bool        // a Flush waits in the queue
+	armed   bool        // timer will publish the queue; never while running
+	timer   *time.Timer // calls fire
 }
 
 // observeTopic is the tap's only EventBus topic.
@@ -147,24 +157,57 @@ func (r *rt) observe(name string, args any, to watchers) {
 	r.obs.enqueue(pending{note: n, to: to})
 }
 
-// enqueue queues p and, if no batch is in flight, publishes the queue.
-// Publish only starts a goroutine, so the caller never waits for observers.
+// enqueue queues p. Publish only starts a goroutine, so the caller never
+// waits for observers.
 func (o *observation) enqueue(p pending) {
 	o.mu.Lock()
 	o.queue = append(o.queue, p)
-	start := !o.running
-	if start {
-		o.running = true
+	o.urgent = o.urgent || p.barrier != nil
+	o.unlock(o.schedule(false))
+}
+
+// schedule decides what becomes of the queue: nothing while a batch is in
+// flight (its delivery decides when it ends), publish now for a Flush or
+// when the timer expired, else arm the timer. It reports whether to Publish.
+// Callers hold o.mu.
+func (o *observation) schedule(expired bool) (publish bool) {
+	switch {
+	case o.running || len(o.queue) == 0:
+	case o.urgent || expired:
+		if o.armed {
+			o.timer.Stop()
+		}
+		o.running, o.urgent, o.armed = true, false, false
 		o.queue, o.flight = o.flight[:0], o.queue
+		return true
+	case !o.armed:
+		o.armed = true
+		if o.timer == nil {
+			o.timer = time.AfterFunc(gather, o.fire)
+		} else {
+			o.timer.Reset(gather)
+		}
 	}
+	return false
+}
+
+// fire publishes the queue when the timer expires, unless a Flush published
+// it first.
+func (o *observation) fire() {
+	o.mu.Lock()
+	o.unlock(o.schedule(o.armed))
+}
+
+// unlock releases o.mu, then publishes if schedule said so.
+func (o *observation) unlock(publish bool) {
 	o.mu.Unlock()
-	if start {
+	if publish {
 		o.bus.Publish(observeTopic)
 	}
 }
 
 // deliver is the bus adapter. It runs the batch in flight in order, then
-// publishes what was queued meanwhile, or leaves the tap idle. It runs on a
+// sees to what was queued meanwhile, or leaves the tap idle. It runs on a
 // bus goroutine and must never let a panic escape, which would kill the
 // process.
 func (r *rt) deliver() {
@@ -189,17 +232,8 @@ func (r *rt) deliver() {
 		jobs = nil
 	}
 	o.mu.Lock()
-	next := len(o.queue) != 0
-	if next {
-		o.queue, o.flight = jobs[:0], o.queue
-	} else {
-		o.running = false
-		o.flight = jobs[:0]
-	}
-	o.mu.Unlock()
-	if next {
-		o.bus.Publish(observeTopic)
-	}
+	o.running, o.flight = false, jobs[:0]
+	o.unlock(o.schedule(false))
 }
 
 func (r *rt) notify(o *observer, n Note) {
@@ -213,8 +247,9 @@ func (r *rt) notify(o *observer, n Note) {
 	o.fn(n)
 }
 
-// Flush waits until every observation queued so far has been delivered.
-// Do not call it from an observer: it would wait for itself.
+// Flush waits until every observation queued so far has been delivered,
+// without the millisecond the tap otherwise gathers events for. Do not call
+// it from an observer: it would wait for itself.
 func (c *Context) Flush() {
 	done := make(chan struct{})
 	c.rt.obs.enqueue(pending{barrier: done})

@@ -262,20 +262,23 @@ func TestQueuedEventsOutliveRemovalAndPanics(t *testing.T) {
 	}
 }
 
-// BenchmarkObservedCall is the tap's cost at a call's pace: each iteration
-// emits one observed event and waits for its delivery, so every event starts
-// a batch of its own (the worst case for batching).
-func BenchmarkObservedCall(b *testing.B) {
+// BenchmarkObservedFlush is the tap's worst case: each iteration emits one
+// observed event and flushes it, so every event is a batch of its own,
+// published at once, on a goroutine of its own.
+func BenchmarkObservedFlush(b *testing.B) {
 	root := runtime.New(runtime.WithLogger(discardLogger()))
 	defer root.Close()
-	ev := runtime.NewEvent[wide]("bench/observed-call")
-	seen := make(chan struct{}, 1)
-	if err := ev.Observe(root, func(wide) { seen <- struct{}{} }); err != nil {
+	ev := runtime.NewEvent[wide]("bench/observed-flush")
+	var seen int // written by the delivery, read after Flush
+	if err := ev.Observe(root, func(wide) { seen++ }); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = ev.Emit(root, wide{Tool: "read", N: 1})
-		<-seen
+		root.Flush()
+	}
+	if seen != b.N {
+		b.Fatalf("observed %d of %d", seen, b.N)
 	}
 }
