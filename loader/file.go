@@ -1,7 +1,6 @@
 package loader
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -171,13 +170,23 @@ var parserStage = map[string]bool{
 // syntaxLine is the 1-based line of a YAML syntax error: the line of the
 // construct the parser was in (an unclosed bracket) or of the problem. The
 // parser says 0 for the first line whatever the stage, and a problem at
-// the end of the text is on the last line.
+// the end of the text is on the last line. A tab in an indentation is
+// reported at the value before it; the line with the tab, which no one
+// sees, is the one to name.
 func syntaxLine(perr *yaml.ParserError, src []byte) int {
 	line := perr.Line
 	if line == 0 || parserStage[perr.Message] {
 		line++
 	}
-	return min(line, 1+bytes.Count(bytes.TrimRight(src, "\r\n"), []byte("\n")))
+	lines := strings.Split(strings.TrimRight(string(src), "\r\n"), "\n")
+	if strings.HasPrefix(perr.Message, "found a tab character") {
+		for i := line - 1; i < len(lines); i++ {
+			if indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]; strings.Contains(indent, "\t") {
+				return i + 1
+			}
+		}
+	}
+	return min(line, len(lines))
 }
 
 func (p *parser) errorAt(s *spec, n *yaml.Node, err error) *Error {

@@ -24,6 +24,8 @@ func TestSyntaxErrorLines(t *testing.T) {
 		{"- a\n- b\n  c: d\n", ":3: mapping values are not allowed in this context"},
 		{"- a\r\n- b\r\n  c: d\r\n", ":3: mapping values are not allowed in this context"},
 		{"- 'abc\n", ":1: found unexpected end of stream"},
+		{"- id: fs\n  name: fslocal\n\tconfig: {}\n", ":3: found a tab character that violates indentation"},
+		{"- id: fs\n  name: fslocal\n  config:\n  \t cwd: x\n", ":4: found character that cannot start any token"},
 	} {
 		file := write(t, t.TempDir()+"/gordis.yaml", tc.text)
 		_, err := loader.Open(runtimetest.New(t), file, plugins(t, &recorder{}))
