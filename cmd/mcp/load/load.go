@@ -37,12 +37,15 @@ type Result struct {
 	Lost           int           `json:"lost_updates"` // files whose text is not what the edits reported
 	Errors         int           `json:"errors"`       // failed calls and openings, and lost updates
 	FirstErrors    []string      `json:"first_errors,omitempty"`
-	ServerCPU      time.Duration `json:"server_cpu_ns"`   // in the call phase
-	ClientCPU      time.Duration `json:"client_cpu_ns"`   // this process's, in the call phase
-	RSSStart       int64         `json:"rss_start_bytes"` // HTTP: before the first session; stdio: 0
-	RSSOpen        int64         `json:"rss_open_bytes"`  // every session open, its calls done
-	RSSPeak        int64         `json:"rss_peak_bytes"`  // the high-water mark (VmHWM) by then
-	RSSAfter       int64         `json:"rss_after_bytes"` // HTTP: --settle after the last session closed; stdio: 0, the processes are gone
+	ServerCPU      time.Duration `json:"server_cpu_ns"` // in the call phase
+	ClientCPU      time.Duration `json:"client_cpu_ns"` // this process's, in the call phase
+	// OtherCPU is what the rest of the machine used in the call phase:
+	// other work on a shared machine, which the latencies suffer from.
+	OtherCPU time.Duration `json:"other_cpu_ns"`
+	RSSStart int64         `json:"rss_start_bytes"` // HTTP: before the first session; stdio: 0
+	RSSOpen  int64         `json:"rss_open_bytes"`  // every session open, its calls done
+	RSSPeak  int64         `json:"rss_peak_bytes"`  // the high-water mark (VmHWM) by then
+	RSSAfter int64         `json:"rss_after_bytes"` // HTTP: --settle after the last session closed; stdio: 0, the processes are gone
 	// The anonymous part of RSSStart and RSSOpen: without the pages of
 	// the executable, which the stdio processes share.
 	AnonStart int64 `json:"anon_start_bytes"`
@@ -147,6 +150,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	pids := tr.pids()
 	serverCPU, serverErr := sumCPU(pids)
 	clientCPU, clientErr := cpuOf(os.Getpid())
+	machineCPU, machineErr := busyCPU()
 	var gcsBefore int
 	if traced {
 		gcsBefore, _ = gc.lastGC()
@@ -166,6 +170,9 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 	}
 	if cpu, err := cpuOf(os.Getpid()); err == nil && clientErr == nil {
 		r.ClientCPU = cpu - clientCPU
+	}
+	if cpu, err := busyCPU(); err == nil && machineErr == nil {
+		r.OtherCPU = max(cpu-machineCPU-r.ServerCPU-r.ClientCPU, 0)
 	}
 	if m, err := sumMemory(pids); err == nil {
 		r.RSSOpen, r.RSSPeak, r.AnonOpen = m.rss, m.hwm, m.anon

@@ -147,18 +147,18 @@ func counts(list string) ([]int, error) {
 
 // report prints the results as a Markdown table, then the first errors.
 func report(w io.Writer, results []Result) {
-	fmt.Fprintln(w, "| transport | sessions | calls | errors | calls/s | read p50 / p99 / max ms | edit p50 / p99 / max ms | open p50 / max ms | server CPU µs/call | client CPU µs/call | RSS start / open / peak / after MiB | anon start / open MiB | per session KiB | live heap start / open / after MiB | load |")
-	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", 15))
+	fmt.Fprintln(w, "| transport | sessions | calls | errors | calls/s | read p50 / p99 / max ms | edit p50 / p99 / max ms | open p50 / max ms | server CPU µs/call | client CPU µs/call | other cores | RSS start / open / peak / after MiB | anon start / open MiB | per session KiB | live heap start / open / after MiB | load |")
+	fmt.Fprintln(w, "|"+strings.Repeat(" --- |", 16))
 	for _, r := range results {
 		calls := r.Read.Calls + r.Edit.Calls
 		after := "–"
 		if r.Transport == "http" {
 			after = mib(r.RSSAfter)
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f | %s | %s | %s / %s | %.0f | %.0f | %s / %s / %s / %s | %s / %s | %d | %s / %s / %s | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %.0f | %s | %s | %s / %s | %.0f | %.0f | %.2f | %s / %s / %s / %s | %s / %s | %d | %s / %s / %s | %.2f |\n",
 			r.Transport, r.Sessions, calls, r.Errors, r.CallsPerSecond,
 			spread(r.Read), spread(r.Edit), ms(r.Connect.P50), ms(r.Connect.Max),
-			perCall(r.ServerCPU, calls), perCall(r.ClientCPU, calls),
+			perCall(r.ServerCPU, calls), perCall(r.ClientCPU, calls), r.OtherCPU.Seconds()/r.Seconds,
 			mib(r.RSSStart), mib(r.RSSOpen), mib(r.RSSPeak), after, mib(r.AnonStart), mib(r.AnonOpen), r.PerSession()>>10, heap(r.HeapStart), heap(r.HeapOpen), heap(r.HeapAfter), r.Load)
 	}
 	var errs []string

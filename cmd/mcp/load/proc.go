@@ -87,6 +87,31 @@ func cpuOf(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * clockTick, nil
 }
 
+// busyCPU returns the CPU time the whole machine has used since it
+// started, on every core: the first line of /proc/stat, user, nice,
+// system, irq and softirq (guest time is inside user; idle, iowait and
+// the time the hypervisor stole are not use).
+func busyCPU() (time.Duration, error) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0, errors.New("/proc/stat: unexpected format")
+	}
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		n, err := strconv.ParseInt(fields[i], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * clockTick, nil
+}
+
 // loadAverage is the first figure of /proc/loadavg (the last minute), or
 // -1 where it cannot be read.
 func loadAverage() float64 {
