@@ -262,6 +262,47 @@ func TestQueuedEventsOutliveRemovalAndPanics(t *testing.T) {
 	}
 }
 
+// Observed events reach their observers without a Flush, once the tap's
+// timer expires; a Flush that overtakes the armed timer delivers them once,
+// never again when the timer would have fired.
+func TestObservedEventsArriveWithoutFlush(t *testing.T) {
+	root, _ := newRoot(t)
+	ev := runtime.NewEvent[int]("unflushed")
+	got := make(chan int, 10)
+	if err := ev.Observe(root, func(n int) { got <- n }); err != nil {
+		t.Fatal(err)
+	}
+	next := func() int {
+		t.Helper()
+		select {
+		case n := <-got:
+			return n
+		case <-time.After(2 * time.Second):
+			t.Fatal("observed event never delivered")
+			return 0
+		}
+	}
+	_ = ev.Emit(root, 1)
+	if n := next(); n != 1 {
+		t.Fatalf("got %d, want 1", n)
+	}
+	for i := 2; i <= 4; i++ {
+		_ = ev.Emit(root, i)
+		root.Flush()
+	}
+	time.Sleep(5 * time.Millisecond) // past every timer those emits armed
+	_ = ev.Emit(root, 5)
+	var seq []int
+	for range 4 {
+		seq = append(seq, next())
+	}
+	equal(t, "deliveries", seq, []int{2, 3, 4, 5})
+	root.Flush()
+	if len(got) != 0 {
+		t.Fatalf("%d events delivered twice", len(got))
+	}
+}
+
 // BenchmarkObservedFlush is the tap's worst case: each iteration emits one
 // observed event and flushes it, so every event is a batch of its own,
 // published at once, on a goroutine of its own.
