@@ -145,3 +145,40 @@ func TestReloadRetriesFailedEntry(t *testing.T) {
 	}
 	expect(t, rec)
 }
+
+// A config an OnUpdate refuses leaves the entry on its old config, so the
+// next reload offers the file's config again and says so again, rather than
+// taking the refusal as applied.
+func TestReloadRetriesRefusedUpdate(t *testing.T) {
+	rec := &recorder{}
+	cat := plugins(t, rec)
+	fussy := runtime.Configured("fussy", func(ctx *runtime.Context, c Config) error {
+		rec.add("apply fussy %s", c.Greeting)
+		return ctx.OnUpdate(func(config any) error {
+			if g := config.(Config).Greeting; g != "ok" {
+				return errors.New("greeting " + g + " refused")
+			}
+			rec.add("update fussy ok")
+			return nil
+		})
+	})
+	if err := cat.Register(fussy); err != nil {
+		t.Fatal(err)
+	}
+	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: f, name: fussy, config: {greeting: a}}\n")
+	l, err := loader.Open(runtimetest.New(t), file, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	expect(t, rec, "apply fussy a")
+	write(t, file, "- {id: f, name: fussy, config: {greeting: no}}\n")
+	want := file + `:1:32: entry "f" (fussy): greeting no refused`
+	for range 2 {
+		if err := l.Reload(); err == nil || err.Error() != want {
+			t.Fatalf("Reload: %v\nwant %s", err, want)
+		}
+	}
+	rewrite(t, l, file, "- {id: f, name: fussy, config: {greeting: ok}}\n")
+	expect(t, rec, "update fussy ok")
+}

@@ -143,7 +143,8 @@ func (l *Loader) read() (*tree, error) {
 // Errors. Otherwise the whole difference is applied, and what failed on
 // the way (an apply, an update an OnUpdate vetoed, a restart) is returned
 // joined, a *Error per entry. An entry that failed is tried again, its
-// config changed or not.
+// config changed or not, and one whose OnUpdate refused the file's config
+// is offered it again.
 func (l *Loader) Reload() error {
 	_, err := l.reload()
 	return err
@@ -229,9 +230,10 @@ func (l *Loader) apply(t *tree) error {
 			}
 			l.mu.Lock()
 			e := l.byID[s.id]
+			var was *spec
 			changed := e != nil && s.plugin != nil && !bytes.Equal(e.spec.raw, s.raw)
 			if e != nil {
-				e.spec = s
+				was, e.spec = e.spec, s
 				if changed {
 					e.ours++
 				}
@@ -248,6 +250,13 @@ func (l *Loader) apply(t *tree) error {
 				err := e.fiber.Update(s.arg())
 				l.mu.Lock()
 				e.ours--
+				if err != nil && e.fiber.State() != runtime.Failed {
+					// Refused (by OnUpdate): it runs the config it
+					// had, which the next reload compares with.
+					kept := *s
+					kept.config, kept.raw = was.config, was.raw
+					e.spec = &kept
+				}
 				l.mu.Unlock()
 				if err != nil && !errors.Is(err, runtime.ErrInactive) {
 					errs = append(errs, l.entryError(s, err))
