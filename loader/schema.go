@@ -62,7 +62,7 @@ func Schema(cat *Catalog) ([]byte, error) {
 			"isolate": map[string]any{
 				"type": "object",
 				"additionalProperties": map[string]any{
-					"type": []string{"boolean", "string"},
+					"type": []string{"boolean", "string"}, "minLength": 1,
 				},
 				"description": "Per service: true for a domain of the entry's own, a label for one shared with the entries of that label.",
 			},

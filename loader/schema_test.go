@@ -42,6 +42,7 @@ func TestSchema(t *testing.T) {
 		{"- {name: nope}", `"[0].name" must be one of "counter", "live", "plain", "reader", "store", "group"`},
 		{"- {name: plain, colour: red}", `unknown property "[0].colour"`},
 		{"- {name: plain, isolate: {fs: 1}}", `"[0].isolate.fs" must be a boolean or a string`},
+		{"- {name: plain, isolate: {fs: ''}}", `"[0].isolate.fs" must not be empty`},
 	} {
 		var v any
 		if err := yaml.Unmarshal([]byte(tc.file), &v); err != nil {
