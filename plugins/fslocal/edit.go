@@ -19,9 +19,9 @@ const eolSample = 4096
 // not), is regular, is at the guarded version; then it honours
 // cancellation, reads, rejects binary (a NUL anywhere) and invalid UTF-8,
 // and matches. The file keeps its BOM, its permission bits, and its
-// dominant line-ending style. A file above maxHeldText, or a replace_all
-// whose result would be, streams through the edit (see streamEdit): the
-// outcome is then Omitted, without Before and After.
+// dominant line-ending style. A file above maxHeldText, or an edit whose
+// result would be, streams through the edit (see streamEdit): the outcome
+// is then Omitted, without Before and After.
 func (f *FS) EditText(ctx context.Context, t fs.Target, edit fs.EditRequest, intent *fs.EditIntent) (_ *fs.EditOutcome, err error) {
 	if err := f.calls.enter("edit", t.Path); err != nil {
 		return nil, err
@@ -90,8 +90,9 @@ func (f *FS) editText(ctx context.Context, t fs.Target, edit fs.EditRequest, int
 		return nil, err
 	}
 	if res.TooLarge {
-		// A replace_all that lengthens its matches: the result is built
-		// from the file, as for a large file.
+		// A result too large to hold (a long replacement, or a replace_all
+		// that lengthens its matches) is built from the file, as for a
+		// large file.
 		return f.streamEdit(ctx, t, file, fst, confine.Perm(&st), edit, staged, cfg.chunk)
 	}
 	file.Close()
@@ -143,9 +144,9 @@ func checkText(verb, path string, data []byte) *fs.Error {
 // memory: they are written as they are, and joined only while the disk
 // writes. CRLF tells the style the result is stored in. Replacements is the
 // number of non-overlapping matches; when it is 0, or above 1 without
-// ReplaceAll, nothing was replaced and After is nil. TooLarge reports a
-// replace_all whose result would be longer than the limit applyEdit was
-// given: it was counted, not built, and After is nil.
+// ReplaceAll, nothing was replaced and After is nil. TooLarge reports an
+// edit whose result would be longer than the limit applyEdit was given:
+// it was counted, not built, and After is nil.
 type editResult struct {
 	Before       string
 	After        []string
@@ -157,36 +158,37 @@ type editResult struct {
 func (r *editResult) after() string { return strings.Join(r.After, "") }
 
 // applyEdit matches and replaces on CRLF-normalised text (file, old and new
-// alike); the whole result is stored in the text's dominant style. A
-// replace_all that lengthens its matches builds a result of at most limit
-// bytes.
+// alike); the whole result is stored in the text's dominant style. It
+// builds a result of at most limit bytes.
 func applyEdit(text string, edit fs.EditRequest, limit int) editResult {
 	res := editResult{Before: lf(text)}
 	old, repl := lf(edit.Old), lf(edit.New)
 	if old == "" {
 		return res
 	}
+	i := 0
 	if edit.ReplaceAll {
 		if res.Replacements = strings.Count(res.Before, old); res.Replacements == 0 {
 			return res
 		}
-		if len(res.Before)+res.Replacements*(len(repl)-len(old)) > limit {
-			res.TooLarge = true
-			return res
-		}
-		res.After = []string{strings.ReplaceAll(res.Before, old, repl)}
 	} else {
 		// One pass for the common case: the first match, then a search of
 		// the rest that only a second match turns into a full count.
-		i := strings.Index(res.Before, old)
-		if i < 0 {
+		if i = strings.Index(res.Before, old); i < 0 {
 			return res
 		}
-		rest := res.Before[i+len(old):]
-		if res.Replacements = 1 + strings.Count(rest, old); res.Replacements > 1 {
+		if res.Replacements = 1 + strings.Count(res.Before[i+len(old):], old); res.Replacements > 1 {
 			return res
 		}
-		res.After = []string{res.Before[:i], repl, rest}
+	}
+	if len(res.Before)+res.Replacements*(len(repl)-len(old)) > limit {
+		res.TooLarge = true
+		return res
+	}
+	if edit.ReplaceAll {
+		res.After = []string{strings.ReplaceAll(res.Before, old, repl)}
+	} else {
+		res.After = []string{res.Before[:i], repl, res.Before[i+len(old):]}
 	}
 	res.CRLF = dominantCRLF(text)
 	return res

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -220,4 +221,39 @@ func TestStreamEditAborts(t *testing.T) {
 	if aborted != 10 {
 		t.Errorf("%d checkpoints, want 10", aborted)
 	}
+}
+
+// BenchmarkEditWholeFile edits a 64 MiB file into one line and back: an
+// old_string, then a new_string, as large as the file. Both stream; one op
+// is one edit (the mean of the two) with its fsyncs, and peak-RSS-MiB
+// includes the benchmark's own two copies of the text.
+func BenchmarkEditWholeFile(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "a.txt")
+	textFile(b, path, 64<<20, 16)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := string(data)
+	data = nil
+	f := NewUnconfined(dir)
+	tg := mustResolveB(b, f, path)
+	edits := []fs.EditRequest{{Old: text, New: "one line\n"}, {Old: "one line\n", New: text}}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	debug.FreeOSMemory()
+	resetPeakRSS()
+	i := 0
+	for b.Loop() {
+		out, err := f.EditText(context.Background(), tg, edits[i%2], nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !out.Omitted || out.Replacements != 1 {
+			b.Fatalf("outcome %+v", *out)
+		}
+		i++
+	}
+	reportPeakRSS(b)
 }
