@@ -30,9 +30,11 @@ func Schema(cat *Catalog) ([]byte, error) {
 		}
 		defs["plugin:"+name] = json.RawMessage(s)
 		ref := strings.NewReplacer("~", "~0", "/", "~1").Replace("plugin:" + name) // a JSON Pointer token
-		cases = append(cases, when(name, map[string]any{"$ref": "#/$defs/" + ref}))
+		// A plugin whose defaults do not make a valid config needs one.
+		required := runtime.CheckConfig(p, nil) != nil
+		cases = append(cases, when(name, map[string]any{"$ref": "#/$defs/" + ref}, required))
 	}
-	cases = append(cases, when(Group, map[string]any{"$ref": "#/$defs/entries"}))
+	cases = append(cases, when(Group, map[string]any{"$ref": "#/$defs/entries"}, false))
 	defs["entries"] = map[string]any{
 		"type":  []string{"array", "null"},
 		"items": map[string]any{"$ref": "#/$defs/entry"},
@@ -83,12 +85,18 @@ func Schema(cat *Catalog) ([]byte, error) {
 	}, "", "  ")
 }
 
-func when(name string, config map[string]any) map[string]any {
+// when is the case of the entries named name: their config is checked by
+// config, and must be given when required.
+func when(name string, config map[string]any, required bool) map[string]any {
+	then := map[string]any{"properties": map[string]any{"config": config}}
+	if required {
+		then["required"] = []string{"config"}
+	}
 	return map[string]any{
 		"if": map[string]any{
 			"properties": map[string]any{"name": map[string]any{"const": name}},
 			"required":   []string{"name"},
 		},
-		"then": map[string]any{"properties": map[string]any{"config": config}},
+		"then": then,
 	}
 }

@@ -3,6 +3,7 @@ package loader_test
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -10,6 +11,7 @@ import (
 	"github.com/gordis-run/gordis/internal/schema"
 	"github.com/gordis-run/gordis/loader"
 	"github.com/gordis-run/gordis/runtime"
+	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // The file's schema accepts what the loader accepts and rejects, with the
@@ -74,5 +76,37 @@ func TestSchemaSlashName(t *testing.T) {
 	}
 	if got := fmt.Sprint(s.Validate([]byte(`[{"name": "acme/tool", "config": {"limit": 0}}]`))); got != `"[0].config.limit" must be >= 1` {
 		t.Fatalf("got %s", got)
+	}
+}
+
+// An entry of a plugin whose config has a required property must give a
+// config, in the schema as for the loader.
+func TestSchemaRequiredConfig(t *testing.T) {
+	type needs struct {
+		Path string `json:"path" jsonschema:"required"`
+	}
+	cat, err := loader.NewCatalog(runtime.Configured("needs", func(*runtime.Context, needs) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := loader.Schema(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Compile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{`[{"name": "needs", "config": {"path": "x"}}]`, "<nil>"},
+		{`[{"name": "needs"}]`, `missing required property "[0].config"`},
+		{`[{"name": "needs", "config": {}}]`, `missing required property "[0].config.path"`},
+	} {
+		if got := fmt.Sprint(s.Validate([]byte(tc.file))); got != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.file, got, tc.want)
+		}
+	}
+	if _, err := loader.Open(runtimetest.New(t), write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: n, name: needs}\n"), cat); err == nil {
+		t.Fatal("the loader took an entry without its required config")
 	}
 }
