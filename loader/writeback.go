@@ -38,8 +38,9 @@ func (l *Loader) updated(c runtime.ConfigChange) error {
 }
 
 // failedWrite logs a write-back that could not be made: the runtime drops
-// a listener's error, and the user should learn that the next reload
-// gives the plugin the file's config again.
+// a listener's error, and the user should learn why the next reload
+// undoes the change (the file's config again, a disposed entry plugged
+// again).
 func (l *Loader) failedWrite(err error) {
 	if err != nil {
 		l.log.Error("config not written back to the file", "file", l.file, "error", err)
