@@ -62,6 +62,8 @@ func FuzzEditStreamMatchesMemory(f *testing.F) {
 	f.Add("\xEF\xBB", "x", "y", false, uint8(0))
 	f.Add(strings.Repeat("😀", 2047)+"\r\n\n\r\nOLD\n", "OLD", "new", false, uint8(9))
 	f.Add(strings.Repeat("é", 4095)+"\r\n\r\n\n", "é", "e\n", true, uint8(200))
+	f.Add(strings.Repeat("a", 24)+"bc", "aaaaaaaab", "X", false, uint8(6))
+	f.Add("aabaabaabaabaabaabcacaabaabaabaabcb", "aabaabaabaabcb", "X", false, uint8(6))
 	dir, err := filepath.EvalSymlinks(f.TempDir())
 	if err != nil {
 		f.Fatal(err)
@@ -107,6 +109,14 @@ func TestStreamEdit(t *testing.T) {
 		{"lone CR stays", "a\rb\r\n", fs.EditRequest{Old: "\r", New: "-", ReplaceAll: true}, "a-b\r\n", 1, "", ""},
 		{"replace all, non-overlapping", "aaaaa", fs.EditRequest{Old: "aa", New: "b", ReplaceAll: true}, "bba", 2, "", ""},
 		{"multibyte across chunks", "xé✓😀y", fs.EditRequest{Old: "✓😀", New: "ok"}, "xéoky", 1, "", ""},
+		// A periodic old_string makes the search for where a match may
+		// still start costly: past its budget the bytes are kept instead.
+		{"periodic old_string", strings.Repeat("a", 24) + "bc", fs.EditRequest{Old: "aaaaaaaab", New: "X"},
+			strings.Repeat("a", 16) + "Xc", 1, "", ""},
+		{"periodic old_string, a late mismatch", "aabaabaabaabaabaabcac" + "aabaabaabaabcb",
+			fs.EditRequest{Old: "aabaabaabaabcb", New: "X"}, "aabaabaabaabaabaabcacX", 1, "", ""},
+		{"periodic old_string, replace all", "bbbbbbca" + "bbbbbbbbbbbbbbcccabbbbbbbc" + "bbbbbbca",
+			fs.EditRequest{Old: "bbbbbbca", New: "X", ReplaceAll: true}, "X" + "bbbbbbbbbbbbbbcccabbbbbbbc" + "X", 2, "", ""},
 		{"ambiguous after the write began", "ab....ab", fs.EditRequest{Old: "ab", New: "x"},
 			"ab....ab", 0, fs.CodeAmbiguousEdit, ambiguous("2")},
 		{"counts every match", "ab ab ab", fs.EditRequest{Old: "ab", New: "x"},
@@ -161,30 +171,57 @@ func TestEditStreamsAboveHeldText(t *testing.T) {
 	}
 }
 
-// A replace_all whose result would be longer than the held limit streams
-// too, even when the file itself is held.
+// An edit whose result would be longer than the held limit streams too,
+// even when the file itself is held: a replace_all that lengthens its
+// matches, or a long replacement.
 func TestEditStreamsLongResult(t *testing.T) {
 	f, root := fixture(t)
 	path := filepath.Join(root, "a.txt")
 	cfg := editConfig{held: 10, chunk: 3}
+	all := func(repl string) fs.EditRequest { return fs.EditRequest{Old: "a", New: repl, ReplaceAll: true} }
 	for _, tc := range []struct {
-		repl, stored string
-		omitted      bool
+		edit    fs.EditRequest
+		stored  string
+		n       int
+		omitted bool
 	}{
-		{"b", "b.b.b.b.", false},
-		{"bb", "bb.bb.bb.bb.", true},
-		{"a\na", "a\na.a\na.a\na.a\na.", true},
+		{all("b"), "b.b.b.b.", 4, false},
+		{all("bb"), "bb.bb.bb.bb.", 4, true},
+		{all("a\na"), "a\na.a\na.a\na.a\na.", 4, true},
+		{fs.EditRequest{Old: "a.a.a.a.", New: "0123456789"}, "0123456789", 1, false},
+		{fs.EditRequest{Old: "a.a.a.a.", New: "0123456789a"}, "0123456789a", 1, true},
+		{fs.EditRequest{Old: ".", New: "0123456789", ReplaceAll: false}, "a.a.a.a.", 0, false},
 	} {
-		stored, out, err := editOnce(t, f, path, "a.a.a.a.", fs.EditRequest{Old: "a", New: tc.repl, ReplaceAll: true}, cfg)
+		stored, out, err := editOnce(t, f, path, "a.a.a.a.", tc.edit, cfg)
+		if tc.n == 0 {
+			wantFsErr(t, err, fs.CodeAmbiguousEdit,
+				`old_string matched 4 times in "`+path+`"; provide a more specific old_string or set replace_all to true`)
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stored != tc.stored || out.Omitted != tc.omitted || out.Replacements != 4 {
-			t.Errorf("a -> %q: stored %q, outcome %+v; want %q, Omitted %v", tc.repl, stored, *out, tc.stored, tc.omitted)
+		if stored != tc.stored || out.Omitted != tc.omitted || out.Replacements != tc.n {
+			t.Errorf("%+v: stored %q, outcome %+v; want %q, Omitted %v", tc.edit, stored, *out, tc.stored, tc.omitted)
 		}
 		if !out.Omitted && (out.Before != "a.a.a.a." || out.After != tc.stored) {
-			t.Errorf("a -> %q: Before %q, After %q", tc.repl, out.Before, out.After)
+			t.Errorf("%+v: Before %q, After %q", tc.edit, out.Before, out.After)
 		}
+	}
+}
+
+// A replacement of writeChunk bytes or more is written as it is, not
+// buffered, and still takes the file's CRLF style.
+func TestStreamEditLongReplacement(t *testing.T) {
+	f, root := fixture(t)
+	path := filepath.Join(root, "a.txt")
+	repl := strings.Repeat("line\n", writeChunk/5+1)
+	stored, out, err := editOnce(t, f, path, "a\r\nMARK\r\nb\r\n", fs.EditRequest{Old: "MARK", New: repl}, streamAll(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a\r\n" + strings.ReplaceAll(repl, "\n", "\r\n") + "\r\nb\r\n"; stored != want || out.Replacements != 1 {
+		t.Errorf("stored %d bytes (%d replacements), want %d bytes", len(stored), out.Replacements, len(want))
 	}
 }
 
