@@ -37,6 +37,8 @@ type Loader struct {
 	fileMu   sync.Mutex // serializes writes to the file
 
 	mu      sync.Mutex
+	seen    []byte // the file as the last read found it, for the watchers
+	seenOK  bool   // false: the last read failed (a missing file, say)
 	closed  bool
 	done    chan struct{} // closed by Close: watchers stop
 	byID    map[string]*entry
@@ -122,6 +124,9 @@ func (l *Loader) attach(ctx *runtime.Context) error {
 // read reads and checks the file; reloadMu is held (or Open runs).
 func (l *Loader) read() (*tree, error) {
 	src, err := os.ReadFile(l.file)
+	l.mu.Lock()
+	l.seen, l.seenOK = src, err == nil
+	l.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}

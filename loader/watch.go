@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -21,7 +22,7 @@ const debounce = 60 * time.Millisecond
 // Kubernetes ConfigMap volume swaps a symbolic link to a directory of
 // files, with no event naming the file at all. So any event in the
 // directory makes the watcher look, and it reloads when the file it finds
-// (through links) is another one, or has another size or time. When the
+// (through links) holds other bytes than the last read found. When the
 // file is a link to a file in another directory, that directory is
 // watched too. It returns once the watch is in place; reload errors go to
 // the log.
@@ -37,7 +38,6 @@ func (l *Loader) Watch(ctx context.Context) error {
 	}
 	base, _ := filepath.EvalSymlinks(dir)
 	followed := follow(w, l.file, base, "")
-	last, _ := os.Stat(l.file)
 	// Under mu, so that a Close that has begun waiting for the watchers
 	// cannot miss this one.
 	l.mu.Lock()
@@ -73,11 +73,9 @@ func (l *Loader) Watch(ctx context.Context) error {
 				l.log.Error("watching the config file", "file", l.file, "error", err)
 			case <-timer.C:
 				followed = follow(w, l.file, base, followed)
-				now, _ := os.Stat(l.file)
-				if same(now, last) {
+				if l.unchanged() {
 					continue
 				}
-				last = now
 				switch applied, err := l.reload(); {
 				case err == nil || errors.Is(err, ErrClosed):
 				case applied:
@@ -114,11 +112,13 @@ func follow(w *fsnotify.Watcher, file, base, followed string) string {
 	return d
 }
 
-// same reports whether two looks at the file found it unchanged; a file
-// that is missing both times is unchanged too.
-func same(a, b os.FileInfo) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+// unchanged reports whether the file holds what the last read (by Open,
+// Reload or a watcher) found, or is still missing. Content, not size and
+// time: two saves within one tick of the file system's clock can leave
+// both the same.
+func (l *Loader) unchanged() bool {
+	src, err := os.ReadFile(l.file)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return (err == nil) == l.seenOK && bytes.Equal(src, l.seen)
 }

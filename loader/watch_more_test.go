@@ -165,3 +165,17 @@ func TestWatchLinkToAnotherDirectory(t *testing.T) {
 	}
 	waitFor(t, rec, "dispose counter a", "apply counter b 0")
 }
+
+// A save between Open and Watch is applied at the watcher's first look,
+// which compares the file with the one last loaded, not with the one
+// Watch found.
+func TestWatchSeesASaveBeforeIt(t *testing.T) {
+	l, rec, file := setup(t, "- {id: a, name: counter, config: {greeting: a}}\n")
+	rec.take()
+	write(t, file, "- {id: a, name: counter, config: {greeting: b}}\n")
+	if err := l.Watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(filepath.Dir(file), "other.txt"), "an event in the directory\n")
+	waitFor(t, rec, "dispose counter a", "apply counter b 0")
+}
