@@ -115,7 +115,8 @@ func (r *rt) addObserver(ctx *Context, id uint32, name string, fn func(Note)) er
 }
 
 // ObserveAll subscribes fn, asynchronously, to every emit-mode event. The
-// subscription is owned by c's fiber; fn runs on another goroutine.
+// subscription is owned by c's fiber; fn runs on another goroutine, about a
+// millisecond after the emit or at the next Flush.
 func (c *Context) ObserveAll(fn func(Note)) error {
 	if fn == nil {
 		return fmt.Errorf("runtime: nil observer")
@@ -191,8 +192,8 @@ func (o *observation) schedule(expired bool) (publish bool) {
 	return false
 }
 
-// fire publishes the queue when the timer expires, unless a Flush published
-// it first.
+// fire publishes the queue when the timer expires. A Flush that published it
+// first disarmed the timer, and then fire finds nothing to do.
 func (o *observation) fire() {
 	o.mu.Lock()
 	o.unlock(o.schedule(o.armed))
