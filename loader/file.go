@@ -1,11 +1,13 @@
 package loader
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -118,14 +120,18 @@ func (p *parser) add(s *spec, n *yaml.Node, err error) {
 func (p *parser) parse(src []byte) (*tree, error) {
 	file := p.file
 	p.t = &tree{byID: map[string]*spec{}, src: src, checked: map[string]bool{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	doc, err := document(src)
+	if err != nil {
 		// The parser's errors are the only ones with a line; the others
 		// (an unknown anchor, say) name the file alone.
 		e := &Error{File: file, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
 		var perr *yaml.ParserError
-		if errors.As(err, &perr) {
+		var extra *secondDocument
+		switch {
+		case errors.As(err, &perr):
 			e.Line, e.Err = syntaxLine(perr, src), errors.New(perr.Message)
+		case errors.As(err, &extra):
+			e.Line, e.Column = extra.line, extra.column
 		}
 		return nil, Errors{e}
 	}
@@ -150,6 +156,33 @@ func (p *parser) parse(src []byte) (*tree, error) {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
 	return nil, errs
+}
+
+// document parses the one YAML document of src; a second one is an error
+// rather than text silently left out.
+func document(src []byte) (doc yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) { // no document: an empty list
+			err = nil
+		}
+		return doc, err
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return doc, &secondDocument{extra.Line, extra.Column}
+	case !errors.Is(err, io.EOF):
+		return doc, err
+	}
+	return doc, nil
+}
+
+// secondDocument is the error for a file of more than one YAML document.
+type secondDocument struct{ line, column int }
+
+func (*secondDocument) Error() string {
+	return "a second YAML document (after ---): the file is one list of entries"
 }
 
 // parserStage holds the messages of the YAML parser's second stage, which

@@ -24,6 +24,8 @@ func TestSyntaxErrorLines(t *testing.T) {
 		{"- a\n- b\n  c: d\n", ":3: mapping values are not allowed in this context"},
 		{"- a\r\n- b\r\n  c: d\r\n", ":3: mapping values are not allowed in this context"},
 		{"- 'abc\n", ":1: found unexpected end of stream"},
+		{"- {id: a, name: counter}\n---\n- {id: b, name: counter}\n", ":2:1: a second YAML document (after ---): the file is one list of entries"},
+		{"- {id: a, name: counter}\n---\n- [b\n", ":3: did not find expected ',' or ']'"},
 		{"- id: fs\n  name: fslocal\n\tconfig: {}\n", ":3: found a tab character that violates indentation"},
 		{"- id: fs\n  name: fslocal\n  config:\n  \t cwd: x\n", ":4: found character that cannot start any token"},
 	} {
@@ -31,6 +33,16 @@ func TestSyntaxErrorLines(t *testing.T) {
 		_, err := loader.Open(runtimetest.New(t), file, plugins(t, &recorder{}))
 		if err == nil || err.Error() != file+tc.want {
 			t.Errorf("%q: got %v, want %s", tc.text, err, file+tc.want)
+		}
+	}
+}
+
+// One document with its markers is one document.
+func TestDocumentMarkers(t *testing.T) {
+	for _, text := range []string{"---\n- {id: a, name: counter}\n", "---\n- {id: a, name: counter}\n...\n", "--- []\n", "---\n"} {
+		file := write(t, t.TempDir()+"/gordis.yaml", text)
+		if _, err := loader.Open(runtimetest.New(t), file, plugins(t, &recorder{})); err != nil {
+			t.Errorf("%q: %v", text, err)
 		}
 	}
 }
