@@ -122,8 +122,8 @@ func (p *parser) parse(src []byte) (*tree, error) {
 	p.t = &tree{byID: map[string]*spec{}, src: src, checked: map[string]bool{}}
 	doc, err := document(src)
 	if err != nil {
-		// The parser's errors are the only ones with a line; the others
-		// (an unknown anchor, say) name the file alone.
+		// The parser's errors have a line, an unknown anchor the place
+		// of its alias; any other names the file alone.
 		e := &Error{File: file, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
 		var perr *yaml.ParserError
 		var extra *secondDocument
@@ -132,6 +132,10 @@ func (p *parser) parse(src []byte) (*tree, error) {
 			e.Line, e.Err = syntaxLine(perr, src), errors.New(perr.Message)
 		case errors.As(err, &extra):
 			e.Line, e.Column = extra.line, extra.column
+		default:
+			if name, ok := strings.CutPrefix(e.Err.Error(), "unknown anchor '"); ok {
+				e.Line, e.Column = aliasAt(src, strings.TrimSuffix(name, "' referenced"))
+			}
 		}
 		return nil, Errors{e}
 	}
@@ -176,6 +180,25 @@ func document(src []byte) (doc yaml.Node, err error) {
 		return doc, err
 	}
 	return doc, nil
+}
+
+// aliasAt is the position of the first alias *name in src, the YAML
+// parser giving none for an alias to an unknown anchor; 0, 0 if not found.
+func aliasAt(src []byte, name string) (line, column int) {
+	text := string(src)
+	for from := 0; ; {
+		i := strings.Index(text[from:], "*"+name)
+		if i < 0 {
+			return 0, 0
+		}
+		i += from
+		end := i + 1 + len(name)
+		if end == len(text) || strings.ContainsRune(" \t\r\n,]}", rune(text[end])) {
+			start := strings.LastIndexByte(text[:i], '\n') + 1
+			return 1 + strings.Count(text[:i], "\n"), 1 + i - start
+		}
+		from = end
+	}
 }
 
 // secondDocument is the error for a file of more than one YAML document.

@@ -26,6 +26,8 @@ func TestSyntaxErrorLines(t *testing.T) {
 		{"- 'abc\n", ":1: found unexpected end of stream"},
 		{"- {id: a, name: counter}\n---\n- {id: b, name: counter}\n", ":2:1: a second YAML document (after ---): the file is one list of entries"},
 		{"- {id: a, name: counter}\n---\n- [b\n", ":3: did not find expected ',' or ']'"},
+		{"- {id: a, name: counter, config: *nope}\n", ":1:34: unknown anchor 'nope' referenced"},
+		{"- &n {id: a, name: counter, config: {greeting: *no}}\n- *n\n", ":1:48: unknown anchor 'no' referenced"},
 		{"- id: fs\n  name: fslocal\n\tconfig: {}\n", ":3: found a tab character that violates indentation"},
 		{"- id: fs\n  name: fslocal\n  config:\n  \t cwd: x\n", ":4: found character that cannot start any token"},
 	} {
