@@ -36,9 +36,11 @@ type pending struct {
 	barrier chan struct{}
 }
 
-// maxKept bounds the buffer a delivery keeps for reuse, so that one burst
-// behind a slow observer does not pin its memory for good.
-const maxKept = 1024
+// keepAlways is the capacity a delivered batch's buffer keeps for reuse
+// whatever its use. A larger one is kept only while batches fill a quarter
+// of it: a steady stream reuses its buffers, and the memory of a burst is let
+// go after it.
+const keepAlways = 1024
 
 // gather is how long an idle tap waits, after an event is queued, before
 // it publishes: waking a thread for a delivery costs microseconds, more than
@@ -229,7 +231,7 @@ func (r *rt) deliver() {
 		}
 	}
 	clear(jobs) // drop the arguments and observers they held
-	if cap(jobs) > maxKept {
+	if cap(jobs) > keepAlways && len(jobs) < cap(jobs)/4 {
 		jobs = nil
 	}
 	o.mu.Lock()
