@@ -17,14 +17,7 @@ import (
 // The file's schema accepts what the loader accepts and rejects, with the
 // plugin's own schema, what the loader rejects.
 func TestSchema(t *testing.T) {
-	doc, err := loader.Schema(plugins(t, &recorder{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := schema.Compile(doc)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, doc)
-	}
+	s := compile(t, plugins(t, &recorder{}))
 	for _, tc := range []struct{ file, want string }{
 		{`
 - {id: a, name: counter, config: {greeting: a, limit: 2, roots: [{path: x}]}}
@@ -66,14 +59,7 @@ func TestSchemaSlashName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := loader.Schema(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := schema.Compile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compile(t, cat)
 	if got := fmt.Sprint(s.Validate([]byte(`[{"name": "acme/tool", "config": {"limit": 0}}]`))); got != `"[0].config.limit" must be >= 1` {
 		t.Fatalf("got %s", got)
 	}
@@ -89,14 +75,7 @@ func TestSchemaRequiredConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := loader.Schema(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := schema.Compile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := compile(t, cat)
 	for _, tc := range []struct{ file, want string }{
 		{`[{"name": "needs", "config": {"path": "x"}}]`, "<nil>"},
 		{`[{"name": "needs"}]`, `missing required property "[0].config"`},
@@ -109,4 +88,18 @@ func TestSchemaRequiredConfig(t *testing.T) {
 	if _, err := loader.Open(runtimetest.New(t), write(t, filepath.Join(t.TempDir(), "gordis.yaml"), "- {id: n, name: needs}\n"), cat); err == nil {
 		t.Fatal("the loader took an entry without its required config")
 	}
+}
+
+// compile returns the file schema of cat, compiled.
+func compile(t *testing.T, cat *loader.Catalog) *schema.Schema {
+	t.Helper()
+	doc, err := loader.Schema(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schema.Compile(doc)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	return s
 }
