@@ -13,7 +13,7 @@ import (
 
 // failing is a catalogue whose "picky" plugin fails to apply unless its
 // greeting is "ok".
-func failing(t *testing.T, rec *recorder) *loader.Catalog {
+func failing(t testing.TB, rec *recorder) *loader.Catalog {
 	t.Helper()
 	cat := plugins(t, rec)
 	picky := runtime.Configured("picky", func(_ *runtime.Context, c Config) error {

@@ -16,9 +16,9 @@ import (
 	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
-// watchLogged opens text under a root whose logs are recorded, and
-// watches it.
-func watchLogged(t *testing.T, cat func(*testing.T, *recorder) *loader.Catalog, text string) (*loader.Loader, *recorder, *runtimetest.Logs, string) {
+// openLogged opens text with cat's plugins under a root whose logs are
+// recorded.
+func openLogged(t *testing.T, cat func(testing.TB, *recorder) *loader.Catalog, text string) (*loader.Loader, *recorder, *runtimetest.Logs, string) {
 	t.Helper()
 	rec, logs := &recorder{}, runtimetest.NewLogs()
 	file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), text)
@@ -27,13 +27,18 @@ func watchLogged(t *testing.T, cat func(*testing.T, *recorder) *loader.Catalog, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
+	return l, rec, logs, file
+}
+
+// watchLogged is openLogged, watching the file.
+func watchLogged(t *testing.T, cat func(testing.TB, *recorder) *loader.Catalog, text string) (*loader.Loader, *recorder, *runtimetest.Logs, string) {
+	t.Helper()
+	l, rec, logs, file := openLogged(t, cat, text)
 	if err := l.Watch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return l, rec, logs, file
 }
-
-func catalogue(t *testing.T, rec *recorder) *loader.Catalog { return plugins(t, rec) }
 
 // logged waits up to 5 s for a record with message msg and returns its
 // "error" attribute.
@@ -57,7 +62,7 @@ func logged(t *testing.T, logs *runtimetest.Logs, msg string) string {
 // A file removed and created again: the watcher reports the missing file,
 // changes nothing, and applies the new file when it appears.
 func TestWatchRemovedAndRecreated(t *testing.T) {
-	l, rec, logs, file := watchLogged(t, catalogue, "- {id: a, name: counter, config: {greeting: a}}\n")
+	l, rec, logs, file := watchLogged(t, plugins, "- {id: a, name: counter, config: {greeting: a}}\n")
 	rec.take()
 	a := l.Fiber("a")
 	if err := os.Remove(file); err != nil {

@@ -1,14 +1,8 @@
 package loader_test
 
 import (
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gordis-run/gordis/loader"
-	"github.com/gordis-run/gordis/runtime"
-	"github.com/gordis-run/gordis/runtime/runtimetest"
 )
 
 // A write-back that cannot be made is logged, naming the entry and why:
@@ -24,13 +18,7 @@ func TestWriteBackFailureLogged(t *testing.T) {
 			`loader: entry "b" is no longer in FILE: not written back`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := runtimetest.NewLogs()
-			file := write(t, filepath.Join(t.TempDir(), "gordis.yaml"), tc.text)
-			l, err := loader.Open(runtimetest.New(t, runtime.WithLogger(slog.New(logs))), file, plugins(t, &recorder{}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
+			l, _, logs, file := openLogged(t, plugins, tc.text)
 			if tc.edit != "" {
 				write(t, file, tc.edit)
 			}
