@@ -177,14 +177,16 @@ func (l *Loader) isClosed() bool {
 }
 
 // Fiber returns the fiber of the entry id, or nil when it is not plugged
-// (unknown, disabled, or disposed).
+// (unknown, disabled, or disposed: by a reload, Close, or the root
+// closing).
 func (l *Loader) Fiber(id string) *runtime.Fiber {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e := l.byID[id]; e != nil {
-		return e.fiber
+	e := l.byID[id]
+	l.mu.Unlock()
+	if e == nil || e.fiber.State() == runtime.Disposed {
+		return nil
 	}
-	return nil
+	return e.fiber
 }
 
 // apply makes the running entries match t. reloadMu is held.

@@ -430,6 +430,11 @@ func TestCloseDisposesNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(t, rec, "dispose counter c", "dispose counter b", "dispose counter a")
+	for _, id := range []string{"a", "g", "b", "c"} {
+		if f := l.Fiber(id); f != nil {
+			t.Errorf("Fiber(%s) after Close = %v, want nil", id, f)
+		}
+	}
 	if err := l.Reload(); !errors.Is(err, loader.ErrClosed) {
 		t.Fatalf("Reload after Close: %v", err)
 	}
