@@ -255,11 +255,12 @@ func (l *Loader) apply(t *tree) error {
 				plugged = append(plugged, e)
 			} else if changed {
 				err := e.fiber.Update(s.arg())
+				// Refused (by OnUpdate): it runs the config it had,
+				// which the next reload compares with.
+				refused := err != nil && e.fiber.State() != runtime.Failed
 				l.mu.Lock()
 				e.ours--
-				if err != nil && e.fiber.State() != runtime.Failed {
-					// Refused (by OnUpdate): it runs the config it
-					// had, which the next reload compares with.
+				if refused {
 					kept := *s
 					kept.config, kept.raw = was.config, was.raw
 					e.spec = &kept
