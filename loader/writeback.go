@@ -119,10 +119,9 @@ func (l *Loader) status(c runtime.StatusChange) error {
 	if c.To != runtime.Disposed {
 		return nil
 	}
-	parentActive := c.Fiber.Parent().Fiber().State() == runtime.Active
 	l.mu.Lock()
 	e := l.byFiber[c.Fiber]
-	if e == nil || e.gone || l.closed || !parentActive {
+	if e == nil || e.gone || l.closed || c.Fiber.Parent().Fiber().State() != runtime.Active {
 		l.mu.Unlock()
 		return nil
 	}
