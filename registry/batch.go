@@ -56,7 +56,7 @@ func (r *Registry) ExecuteBatch(ctx context.Context, calls []*Call) []*Result {
 		}
 	}()
 
-	slots := make(chan struct{}, r.maxParallel)
+	slots := make(chan struct{}, r.maxParallel.Load())
 	var running sync.WaitGroup
 	for i, call := range calls {
 		if call == nil {

@@ -75,8 +75,8 @@ func TestPlugin(t *testing.T) {
 	if !ok || reg == nil {
 		t.Fatal("no tools service")
 	}
-	if reg.maxParallel != defaultMaxParallel {
-		t.Fatalf("maxParallel %d", reg.maxParallel)
+	if reg.maxParallel.Load() != defaultMaxParallel {
+		t.Fatalf("maxParallel %d", reg.maxParallel.Load())
 	}
 	if p, ok := Prompts.Lookup(root); !ok || p == nil {
 		t.Fatal("no prompt service")
@@ -90,8 +90,19 @@ func TestPlugin(t *testing.T) {
 	}
 
 	f = runtimetest.Plug(t, root, Plugin, json.RawMessage(`{"maxParallel":3}`))
-	if reg, _ := Tools.Lookup(root); reg.maxParallel != 3 {
-		t.Fatalf("maxParallel %d", reg.maxParallel)
+	reg, _ = Tools.Lookup(root)
+	if reg.maxParallel.Load() != 3 {
+		t.Fatalf("maxParallel %d", reg.maxParallel.Load())
+	}
+	// A new config is taken in place: the same registry, and a plugin that
+	// injects it is not restarted.
+	applies := 0
+	runtimetest.Plug(t, root, runtime.Func("user", func(*runtime.Context) error { applies++; return nil }, runtime.Inject(Tools)), nil)
+	if err := f.Update(Config{MaxParallel: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := Tools.Lookup(root); now != reg || reg.maxParallel.Load() != 5 || applies != 1 {
+		t.Fatalf("after Update: same registry %v, maxParallel %d, user applied %d times; want true, 5, 1", now == reg, reg.maxParallel.Load(), applies)
 	}
 	f.Dispose()
 
@@ -109,8 +120,8 @@ func TestPlugin(t *testing.T) {
 // Hosts without the plugin get the default cap from New too.
 func TestNewDefaults(t *testing.T) {
 	_, r := newRegistry(t, Config{MaxParallel: -1})
-	if r.maxParallel != defaultMaxParallel {
-		t.Fatalf("maxParallel %d", r.maxParallel)
+	if r.maxParallel.Load() != defaultMaxParallel {
+		t.Fatalf("maxParallel %d", r.maxParallel.Load())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gordis-run/gordis/internal/schema"
@@ -38,9 +39,18 @@ type Config struct {
 // (New bypasses the schema); keep it equal to the tag's default above.
 const defaultMaxParallel = 10
 
-// Plugin provides the "tools" and "prompt" services.
+// Plugin provides the "tools" and "prompt" services. A new config is taken
+// in place (a batch started later reads its MaxParallel), never by a
+// restart, which would restart every plugin that injects the services.
 var Plugin = runtime.Configured("registry", func(ctx *runtime.Context, cfg Config) error {
-	if err := Tools.Provide(ctx, New(ctx, cfg)); err != nil {
+	r := New(ctx, cfg)
+	if err := ctx.OnUpdate(func(config any) error {
+		r.setMaxParallel(config.(Config).MaxParallel)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := Tools.Provide(ctx, r); err != nil {
 		return err
 	}
 	return Prompts.Provide(ctx, NewPrompt())
@@ -266,7 +276,7 @@ var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // Registry is the "tools" service. It is safe for concurrent use.
 type Registry struct {
 	ctx         *runtime.Context // dispatches pre-execute and result events
-	maxParallel int
+	maxParallel atomic.Int64     // read once per batch
 
 	mu      sync.RWMutex
 	byKey   map[string]*entry
@@ -285,12 +295,17 @@ type entry struct {
 // New returns a registry whose events are dispatched on ctx. Hosts that do
 // not load Plugin use it directly.
 func New(ctx *runtime.Context, cfg Config) *Registry {
-	return &Registry{
-		ctx:         ctx,
-		maxParallel: positiveOr(cfg.MaxParallel, defaultMaxParallel),
-		byKey:       map[string]*entry{},
-		retired:     map[string]bool{},
+	r := &Registry{
+		ctx:     ctx,
+		byKey:   map[string]*entry{},
+		retired: map[string]bool{},
 	}
+	r.setMaxParallel(cfg.MaxParallel)
+	return r
+}
+
+func (r *Registry) setMaxParallel(n int) {
+	r.maxParallel.Store(int64(positiveOr(n, defaultMaxParallel)))
 }
 
 func positiveOr(n, fallback int) int {
