@@ -67,6 +67,11 @@ type Deployment struct {
 	// Workspace is the absolute directory relative paths resolve against:
 	// the cwd to give agent sessions. From a file, it is the cwd of the
 	// "fs" service the root sees, as Build found it.
+	//
+	// Tools, Prompt and Workspace do not change after Build: a reload
+	// that replaces the registry entry (another name, group or isolation)
+	// leaves them naming the disposed one. A config change of that entry
+	// is taken in place.
 	Workspace string
 	// Loader reloads Options.Config (Reload, Watch); nil without a file.
 	Loader *loader.Loader
@@ -242,7 +247,15 @@ func stackDeployment(dir workspace, root *runtime.Context, _ searchFiber) (*Depl
 // cwd of the "fs" service, or the process's.
 func newDeployment(root *runtime.Context, dir workspace) (*Deployment, error) {
 	d := &Deployment{Root: root, Workspace: string(dir)}
+	built := false
 	host := runtime.Func("gordis", func(ctx *runtime.Context) (err error) {
+		if built {
+			// Applied again after a provider restarted (a reloaded file
+			// replaced the registry): the Deployment stays as Build
+			// returned it, for its readers.
+			return nil
+		}
+		defer func() { built = err == nil }()
 		if d.Tools, err = registry.Tools.Get(ctx); err != nil {
 			return err
 		}
