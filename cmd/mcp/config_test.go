@@ -111,3 +111,39 @@ func waitFor(t *testing.T, stderr *mcptest.Buffer, text string) {
 		}
 	}
 }
+
+// A save that changes the registry's maxParallel keeps the MCP session:
+// the registry takes the new bound in place instead of restarting, which
+// would restart every plugin that injects "tools", mcpserver included, and
+// end the stdio session.
+func TestConfigRegistryEditKeepsSession(t *testing.T) {
+	ws, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "five.txt"), []byte("1\n2\n3\n4\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.ReadFile("../../gordis.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "gordis.yaml")
+	if err := os.WriteFile(conf, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr mcptest.Buffer
+	cmd := exec.Command(binary, "--config", conf, "--workspace", ws)
+	cs := connect(t, cmd, nil, &stderr)
+	edited := strings.Replace(string(base), "maxParallel: 10 ", "maxParallel: 3  ", 1)
+	if edited == string(base) {
+		t.Fatal("gordis.yaml has no maxParallel: 10")
+	}
+	if err := os.WriteFile(conf, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil { // applied by now, by the watcher or the signal
+		t.Fatal(err)
+	}
+	waitFor(t, &stderr, "config reloaded on SIGHUP")
+	if text, isError, _ := call(t, cs, "read", map[string]any{"file_path": "five.txt"}); isError || !strings.Contains(text, "5: 5") {
+		t.Fatalf("read after the edit: %q\nstderr:\n%s", text, stderr.String())
+	}
+}

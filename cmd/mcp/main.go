@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,7 +54,8 @@ confinement.
 
 --config FILE builds the deployment from a file of plugin entries
 (gordis.yaml at the repository root is the default one; see docs/loader.md),
-with mcpclient in its catalogue besides the standard plugins. --workspace,
+with mcpclient and metrics in its catalogue besides the standard plugins
+(--metrics serves the file's metrics entry when it has one). --workspace,
 --root, --read-only-root and --unconfined win over its fslocal entries;
 --no-policy is refused with it (disable the fspolicy entry instead). The
 server applies every save of the file, and SIGHUP reloads it, without a
@@ -270,7 +272,7 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 	}
 	if o.config != "" {
 		opts.Catalog = gordis.Catalog()
-		if err := opts.Catalog.Register(mcpclient.Plugin); err != nil {
+		if err := errors.Join(opts.Catalog.Register(mcpclient.Plugin), opts.Catalog.Register(metrics.Plugin)); err != nil {
 			return err
 		}
 	}
@@ -279,17 +281,10 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 		return err
 	}
 	defer closeDeployment()
-	if d.Loader != nil {
-		ctx, stop := context.WithCancel(ctx)
-		defer stop()
-		if err := follow(ctx, d.Loader, o.config, logger); err != nil {
-			return err
-		}
-	}
 	// The metrics plugin comes first, to count the server's sessions and
-	// calls from the start.
-	var stats *metrics.Metrics
-	if o.metrics != "" {
+	// calls from the start; --metrics serves the file's when it has one.
+	stats, counting := metrics.Service.Lookup(d.Root)
+	if o.metrics != "" && !counting {
 		if _, stats, err = plug(d, metrics.Plugin, nil, metrics.Service); err != nil {
 			return err
 		}
@@ -297,6 +292,13 @@ func serve(ctx context.Context, o options, logger *slog.Logger, stdin io.ReadClo
 	f, server, err := plug(d, mcpserver.Plugin, mcpserver.Config{Cwd: d.Workspace, MaxCallsPerSession: o.maxCalls, CallsPerSecond: o.rate}, mcpserver.Service)
 	if err != nil {
 		return err
+	}
+	if d.Loader != nil {
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := follow(ctx, d.Loader, o.config, logger); err != nil {
+			return err
+		}
 	}
 	if o.http != "" {
 		return serveHTTP(ctx, o, server, stats, func() bool { return f.State() == runtime.Active }, logger)
@@ -324,8 +326,11 @@ func follow(ctx context.Context, l *loader.Loader, file string, logger *slog.Log
 			case <-ctx.Done():
 				return
 			case <-hup:
-				if err := l.Reload(); err != nil {
+				var unapplied loader.Errors
+				if err := l.Reload(); errors.As(err, &unapplied) || errors.Is(err, iofs.ErrNotExist) {
 					logger.Error("config reload on SIGHUP failed; the running plugins are unchanged", "file", file, "err", err)
+				} else if err != nil {
+					logger.Error("config reloaded on SIGHUP, but entries failed to apply", "file", file, "err", err)
 				} else {
 					logger.Info("config reloaded on SIGHUP", "file", file)
 				}
