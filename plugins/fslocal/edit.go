@@ -162,7 +162,7 @@ func (r *editResult) after() string { return strings.Join(r.After, "") }
 // builds a result of at most limit bytes.
 func applyEdit(text string, edit fs.EditRequest, limit int) editResult {
 	res := editResult{Before: lf(text)}
-	old, repl := lf(edit.Old), lf(edit.New)
+	old := lf(edit.Old)
 	if old == "" {
 		return res
 	}
@@ -181,10 +181,14 @@ func applyEdit(text string, edit fs.EditRequest, limit int) editResult {
 			return res
 		}
 	}
-	if len(res.Before)+res.Replacements*(len(repl)-len(old)) > limit {
+	// The size is counted before new is normalised: a replacement too
+	// large to hold is not copied only to be dropped.
+	replLen := len(edit.New) - strings.Count(edit.New, "\r\n")
+	if len(res.Before)+res.Replacements*(replLen-len(old)) > limit {
 		res.TooLarge = true
 		return res
 	}
+	repl := lf(edit.New)
 	if edit.ReplaceAll {
 		res.After = []string{strings.ReplaceAll(res.Before, old, repl)}
 	} else {
