@@ -13,19 +13,27 @@ import (
 )
 
 // The calls of TestEditHugeArgumentsMemory, made in TestHugeFileMemory's
-// child process: a new_string, then an old_string, as large as the file.
+// child process: a new_string (LF, then CRLF), then an old_string, as
+// large as the file.
 const (
-	hugeNew = "edit with a 64 MiB new_string"
-	hugeOld = "edit with a 64 MiB old_string"
+	hugeNew     = "edit with a 64 MiB new_string"
+	hugeNewCRLF = "edit with a 64 MiB new_string in CRLF"
+	hugeOld     = "edit with a 64 MiB old_string"
 )
 
 // hugeArg is the 64 MiB argument: the text of the file hugeOld edits.
 func hugeArg() string { return strings.Repeat(hugeLine("\n"), 64<<20/80) }
 
+// hugeArgCRLF is a 64 MiB argument in CRLF.
+func hugeArgCRLF() string { return strings.Repeat(hugeLine("\r\n"), 64<<20/80) }
+
 func init() {
 	size := int64(64 << 20 / 80 * 80)
 	hugeCalls[hugeNew] = hugeCall{size + len64("MARK"), false, func(ctx context.Context, f *FS, t fs.Target) error {
 		return editHuge(ctx, f, t, fs.EditRequest{Old: "MARK", New: hugeArg()})
+	}}
+	hugeCalls[hugeNewCRLF] = hugeCall{size + len64("MARK"), false, func(ctx context.Context, f *FS, t fs.Target) error {
+		return editHuge(ctx, f, t, fs.EditRequest{Old: "MARK", New: hugeArgCRLF()})
 	}}
 	hugeCalls[hugeOld] = hugeCall{size + len64("one line\n"), false, func(ctx context.Context, f *FS, t fs.Target) error {
 		return editHuge(ctx, f, t, fs.EditRequest{Old: hugeArg(), New: "one line\n"})
@@ -43,8 +51,9 @@ func editHuge(ctx context.Context, f *FS, t fs.Target, edit fs.EditRequest) erro
 // An edit whose argument is as large as the file holds that argument once
 // and streams the rest: its peak RSS stays under 64 MiB plus the
 // arguments, twice the content. A result above maxHeldText streams even
-// from a small file, and an old_string as long as the file is matched
-// without a copy of it or a window of its size.
+// from a small file, a new_string is normalised as it is written, and an
+// old_string as long as the file is matched without a copy of it or a
+// window of its size.
 func TestEditHugeArgumentsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 64 MiB file")
@@ -62,6 +71,12 @@ func TestEditHugeArgumentsMemory(t *testing.T) {
 	arg := hugeArg()
 	if b, err := os.ReadFile(path); err != nil || string(b) != "a\n"+arg+"\nb\n" {
 		t.Fatalf("after the %s: %d bytes (%v), want %d", hugeNew, len(b), err, len(arg)+4)
+	}
+	write(t, path, "a\nMARK\nb\n", 0o644)
+	runHuge(t, hugeNewCRLF, path)
+	lf := strings.ReplaceAll(hugeArgCRLF(), "\r\n", "\n")
+	if b, err := os.ReadFile(path); err != nil || string(b) != "a\n"+lf+"\nb\n" {
+		t.Fatalf("after the %s: %d bytes (%v), want %d", hugeNewCRLF, len(b), err, len(lf)+4)
 	}
 	write(t, path, arg, 0o644)
 	runHuge(t, hugeOld, path)

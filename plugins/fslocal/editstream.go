@@ -85,8 +85,9 @@ func streamResult(ctx context.Context, path string, file *os.File, edit fs.EditR
 	out.put(head[:off])
 
 	// The arguments are only read: viewed, not copied, since either may be
-	// as large as the file.
-	m := matcher{old: unsafeBytes(lf(edit.Old)), repl: unsafeBytes(lf(edit.New)), all: edit.ReplaceAll, out: out}
+	// as large as the file (old_string is copied if it has a CRLF to
+	// normalise; new_string is normalised as it is written).
+	m := matcher{old: unsafeBytes(lf(edit.Old)), repl: unsafeBytes(edit.New), all: edit.ReplaceAll, out: out}
 	buf := make([]byte, 1+chunk) // a carried '\r' and one chunk
 	var text utf8Stream
 	carriedCR, invalid, eof := false, false, false
@@ -151,7 +152,7 @@ func streamResult(ctx context.Context, path string, file *os.File, edit fs.EditR
 // involved, the matcher keeps the bytes themselves instead (win), and a
 // piece is searched behind them, as a window.
 type matcher struct {
-	old, repl []byte
+	old, repl []byte // repl is not LF-normalised (see editWriter.putLF)
 	all       bool
 	out       *editWriter
 	n         int    // matches
@@ -264,7 +265,7 @@ func (m *matcher) viable(text []byte, from int) (int, bool) {
 func (m *matcher) match(before []byte) {
 	m.out.put(before)
 	if m.n++; m.n == 1 || m.all {
-		m.out.put(m.repl)
+		m.out.putLF(m.repl)
 	} else {
 		m.out.stop()
 	}
@@ -367,6 +368,19 @@ func (w *editWriter) put(text []byte) {
 	w.buf = append(w.buf, text...)
 	if len(w.buf) >= writeChunk {
 		w.flush()
+	}
+}
+
+// putLF is put of lf(text), without a copy of text.
+func (w *editWriter) putLF(text []byte) {
+	for w.s != nil {
+		i := bytes.Index(text, crlfBytes)
+		if i < 0 {
+			w.put(text)
+			return
+		}
+		w.put(text[:i])
+		text = text[i+1:] // from the '\n'
 	}
 }
 

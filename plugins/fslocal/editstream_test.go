@@ -211,17 +211,23 @@ func TestEditStreamsLongResult(t *testing.T) {
 }
 
 // A replacement of writeChunk bytes or more is written as it is, not
-// buffered, and still takes the file's CRLF style.
+// buffered, and still takes the file's style, whichever its own.
 func TestStreamEditLongReplacement(t *testing.T) {
 	f, root := fixture(t)
 	path := filepath.Join(root, "a.txt")
-	repl := strings.Repeat("line\n", writeChunk/5+1)
-	stored, out, err := editOnce(t, f, path, "a\r\nMARK\r\nb\r\n", fs.EditRequest{Old: "MARK", New: repl}, streamAll(7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "a\r\n" + strings.ReplaceAll(repl, "\n", "\r\n") + "\r\nb\r\n"; stored != want || out.Replacements != 1 {
-		t.Errorf("stored %d bytes (%d replacements), want %d bytes", len(stored), out.Replacements, len(want))
+	lines := strings.Repeat("line\n", writeChunk/5+1)
+	crlfLines := strings.ReplaceAll(lines, "\n", "\r\n")
+	for _, tc := range []struct{ name, text, repl, stored string }{
+		{"LF into CRLF", "a\r\nMARK\r\nb\r\n", lines, "a\r\n" + crlfLines + "\r\nb\r\n"},
+		{"CRLF into LF", "a\nMARK\nb\n", crlfLines, "a\n" + lines + "\nb\n"},
+	} {
+		stored, out, err := editOnce(t, f, path, tc.text, fs.EditRequest{Old: "MARK", New: tc.repl}, streamAll(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored != tc.stored || out.Replacements != 1 {
+			t.Errorf("%s: stored %d bytes (%d replacements), want %d bytes", tc.name, len(stored), out.Replacements, len(tc.stored))
+		}
 	}
 }
 
