@@ -40,7 +40,8 @@ type Result struct {
 	ServerCPU      time.Duration `json:"server_cpu_ns"` // in the call phase
 	ClientCPU      time.Duration `json:"client_cpu_ns"` // this process's, in the call phase
 	// OtherCPU is what the rest of the machine used in the call phase:
-	// other work on a shared machine, which the latencies suffer from.
+	// other work on a shared machine, which the latencies suffer from, and
+	// the kernel threads that write the run's edits to disk.
 	OtherCPU time.Duration `json:"other_cpu_ns"`
 	RSSStart int64         `json:"rss_start_bytes"` // HTTP: before the first session; stdio: 0
 	RSSOpen  int64         `json:"rss_open_bytes"`  // every session open, its calls done
