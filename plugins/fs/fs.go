@@ -192,9 +192,9 @@ type EditOutcome struct {
 	Before, After string
 	Replacements  int
 	Version       Version
-	// Omitted reports that the file was larger than the provider holds in
-	// memory: the edit streamed, Before and After are empty, and
-	// Replacements is still exact.
+	// Omitted reports that the file, or the result, was larger than the
+	// provider holds in memory: the edit streamed, Before and After are
+	// empty, and Replacements is still exact.
 	Omitted bool
 }
 

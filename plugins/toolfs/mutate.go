@@ -29,8 +29,9 @@ type EditResult struct {
 	Path   string `json:"path"`
 	Before string `json:"before"`
 	After  string `json:"after"`
-	// Omitted reports that the file was too large for the provider to hold:
-	// Before and After are empty and there is no diff to show.
+	// Omitted reports that the file, or the edit's result, was too large for
+	// the provider to hold: Before and After are empty and there is no diff
+	// to show.
 	Omitted bool `json:"omitted,omitempty"`
 
 	replaceAll bool // chooses the acknowledgement's wording
