@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 
@@ -173,19 +172,13 @@ const writeAttempts = 5
 
 // write replaces the file atomically with data, if it still holds src:
 // written is false when someone else wrote it since it was read, so that
-// their edit is not lost. A link is followed, so that the rename replaces
-// the file it points to rather than the link.
+// their edit is not lost.
 func (l *Loader) write(src, data []byte) (written bool, err error) {
-	target, err := filepath.EvalSymlinks(l.file)
-	if err != nil {
-		return false, err
+	err = yamlpatch.ReplaceFile(l.file, src, data)
+	if errors.Is(err, yamlpatch.ErrChanged) {
+		return false, nil
 	}
-	// The file can still change between this look and the rename: an
-	// editor holds no lock to respect. The window is that of one write.
-	if now, err := os.ReadFile(target); err != nil || !bytes.Equal(now, src) {
-		return false, err
-	}
-	return true, yamlpatch.WriteFile(target, data)
+	return err == nil, err
 }
 
 // writeIDs writes the ids generated at load into the file, first in their

@@ -1,25 +1,38 @@
 package yamlpatch
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// WriteFile replaces the file name with data atomically: a reader sees the
-// old content or the new, never a part. The data goes to a temporary file
-// in the same directory, is synced, takes the old file's mode (0644 for a
-// new file) and is renamed over name. A symlink at name is followed, so
-// the file it points to is replaced and the link kept.
-func WriteFile(name string, data []byte) (err error) {
-	if target, err := filepath.EvalSymlinks(name); err == nil {
-		name = target
+// ErrChanged is the error, in an *fs.PathError, of ReplaceFile when the
+// file no longer holds what the caller read.
+var ErrChanged = errors.New("file changed since it was read")
+
+// ReplaceFile replaces the file name with data atomically, if it still
+// holds old: a reader sees the old content or the new, never a part. The
+// data goes to a temporary file in the same directory, is synced and takes
+// the file's mode; then the file is read again and, if it still equals
+// old, the temporary file is renamed over it. Otherwise ReplaceFile
+// returns an error matching ErrChanged and leaves the file alone, so that
+// the caller can redo its edit on the new content.
+//
+// The check comes after the sync, the slow part, so a save by someone else
+// is lost only if it lands between the check and the rename, microseconds:
+// a rename cannot compare and swap, and an editor takes no lock.
+//
+// A symlink at name is followed, so the file it points to is replaced and
+// the link kept.
+func ReplaceFile(name string, old, data []byte) (err error) {
+	name, err = filepath.EvalSymlinks(name)
+	if err != nil {
+		return err
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(name)
+	if err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
@@ -35,7 +48,7 @@ func WriteFile(name string, data []byte) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return err
 	}
-	if err = f.Chmod(mode); err != nil {
+	if err = f.Chmod(fi.Mode().Perm()); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {
@@ -43,6 +56,13 @@ func WriteFile(name string, data []byte) (err error) {
 	}
 	if err = f.Close(); err != nil {
 		return err
+	}
+	now, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(now, old) {
+		return &fs.PathError{Op: "replace", Path: name, Err: ErrChanged}
 	}
 	if err = os.Rename(f.Name(), name); err != nil {
 		return err
