@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/gordis-run/gordis/internal/schema"
+	"github.com/gordis-run/gordis/internal/yamlpatch"
 	"github.com/gordis-run/gordis/runtime"
 )
 
@@ -129,7 +130,7 @@ func (p *parser) parse(src []byte) (*tree, error) {
 		var extra *secondDocument
 		switch {
 		case errors.As(err, &perr):
-			e.Line, e.Err = syntaxLine(perr, src), errors.New(perr.Message)
+			e.Line, e.Err = yamlpatch.SyntaxLine(perr, src), errors.New(perr.Message)
 		case errors.As(err, &extra):
 			e.Line, e.Column = extra.line, extra.column
 		default:
@@ -206,43 +207,6 @@ type secondDocument struct{ line, column int }
 
 func (*secondDocument) Error() string {
 	return "a second YAML document (after ---): the file is one list of entries"
-}
-
-// parserStage holds the messages of the YAML parser's second stage, which
-// counts lines from 0; its scanner counts from 1.
-var parserStage = map[string]bool{
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected <document start>": true,
-	"did not find expected key":              true,
-	"did not find expected node content":     true,
-	"found undefined tag handle":             true,
-	"found duplicate %TAG directive":         true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-}
-
-// syntaxLine is the 1-based line of a YAML syntax error: the line of the
-// construct the parser was in (an unclosed bracket) or of the problem. The
-// parser says 0 for the first line whatever the stage, and a problem at
-// the end of the text is on the last line. A tab in an indentation is
-// reported at the value before it; the line with the tab, which no one
-// sees, is the one to name.
-func syntaxLine(perr *yaml.ParserError, src []byte) int {
-	line := perr.Line
-	if line == 0 || parserStage[perr.Message] {
-		line++
-	}
-	lines := strings.Split(strings.TrimRight(string(src), "\r\n"), "\n")
-	if strings.HasPrefix(perr.Message, "found a tab character") {
-		for i := line - 1; i < len(lines); i++ {
-			if indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]; strings.Contains(indent, "\t") {
-				return i + 1
-			}
-		}
-	}
-	return min(line, len(lines))
 }
 
 func (p *parser) errorAt(s *spec, n *yaml.Node, err error) *Error {

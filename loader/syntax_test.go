@@ -23,6 +23,7 @@ func TestSyntaxErrorLines(t *testing.T) {
 		{"@x\n- y\n", ":1: found character that cannot start any token"},
 		{"- a\n- b\n  c: d\n", ":3: mapping values are not allowed in this context"},
 		{"- a\r\n- b\r\n  c: d\r\n", ":3: mapping values are not allowed in this context"},
+		{"- a\r- b\r  c: d\r", ":3: mapping values are not allowed in this context"},
 		{"- 'abc\n", ":1: found unexpected end of stream"},
 		{"- {id: a, name: counter}\n---\n- {id: b, name: counter}\n", ":2:1: a second YAML document (after ---): the file is one list of entries"},
 		{"- {id: a, name: counter}\n---\n- [b\n", ":3: did not find expected ',' or ']'"},

@@ -33,6 +33,10 @@ func parse(src []byte) (*doc, error) {
 	}
 	var n yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&n); err != nil && !errors.Is(err, io.EOF) {
+		var perr *yaml.ParserError
+		if errors.As(err, &perr) {
+			return nil, fmt.Errorf("%w: line %d: %s", ErrSyntax, SyntaxLine(perr, src), perr.Message)
+		}
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
 	d := &doc{src: src, nl: "\n", unit: 2}

@@ -41,7 +41,7 @@ func TestErrors(t *testing.T) {
 		{"step of another type", editCase{src: entries, op: "set", path: Path{0.5}},
 			ErrKind, `yamlpatch: [float64?] (line 2, col 1): wrong kind of node: a step of type float64 (want int or string)`},
 		{"not YAML", editCase{src: "a: [1\n", op: "set", path: Path{"a"}},
-			ErrSyntax, `yamlpatch: a: not valid YAML: yaml: line 1: did not find expected ',' or ']'`},
+			ErrSyntax, `yamlpatch: a: not valid YAML: line 1: did not find expected ',' or ']'`},
 		{"not UTF-8", editCase{src: "a: \xff\n", op: "set", path: Path{"a"}},
 			ErrSyntax, `yamlpatch: a: not valid YAML: not UTF-8`},
 		{"empty document", editCase{src: "# nothing\n", op: "delete", path: Path{"a"}},
