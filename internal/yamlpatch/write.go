@@ -20,9 +20,10 @@ var ErrChanged = errors.New("file changed since it was read")
 // returns an error matching ErrChanged and leaves the file alone, so that
 // the caller can redo its edit on the new content.
 //
-// The check comes after the sync, the slow part, so a save by someone else
-// is lost only if it lands between the check and the rename, microseconds:
-// a rename cannot compare and swap, and an editor takes no lock.
+// The check comes after the write and its sync, the slow part, so a save
+// by someone else is lost only if it lands between the check and the
+// rename, one read apart: a rename cannot compare and swap, and an editor
+// takes no lock.
 //
 // A symlink at name is followed, so the file it points to is replaced and
 // the link kept.
