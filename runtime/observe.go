@@ -36,10 +36,10 @@ type pending struct {
 	barrier chan struct{}
 }
 
-// keepAlways is the capacity a delivered batch's buffer keeps for reuse
-// whatever its use. A larger one is kept only while batches fill a quarter
-// of it: a steady stream reuses its buffers, and the memory of a burst is let
-// go after it.
+// keepAlways is the capacity a tap's buffer keeps for reuse whatever its
+// use. A larger one is kept only while batches fill a quarter of it and more
+// events follow: a steady stream reuses its buffers, and an idle tap holds no
+// burst's memory.
 const keepAlways = 1024
 
 // gather is how long an idle tap waits, after an event is queued, before
@@ -231,10 +231,14 @@ func (r *rt) deliver() {
 		}
 	}
 	clear(jobs) // drop the arguments and observers they held
-	if cap(jobs) > keepAlways && len(jobs) < cap(jobs)/4 {
+	o.mu.Lock()
+	idle := len(o.queue) == 0
+	if cap(jobs) > keepAlways && (idle || len(jobs) < cap(jobs)/4) {
 		jobs = nil
 	}
-	o.mu.Lock()
+	if idle && cap(o.queue) > keepAlways {
+		o.queue = nil
+	}
 	o.running, o.flight = false, jobs[:0]
 	o.unlock(o.schedule(false))
 }
