@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,8 @@ type observation struct {
 	mu      sync.Mutex
 	queue   []pending   // jobs for the next batch
 	flight  []pending   // the batch in flight, or, while idle, the last one's emptied buffer
+	next    int         // flight[next] is the job being delivered, to observer sub of its watchers
+	sub     int         // (a delivery resumes there if an observer ends its goroutine)
 	running bool        // a batch is published and not yet delivered
 	urgent  bool        // a Flush waits in the queue
 	armed   bool        // timer will publish the queue; never while running
@@ -138,6 +141,19 @@ func (r *rt) watching(id uint32) (to watchers, ok bool) {
 	}
 	to[1] = r.obs.all.Load()
 	return to, to.len() != 0
+}
+
+// at returns the watcher at index k of the two lists together.
+func (w watchers) at(k int) *observer {
+	for _, p := range w {
+		if p != nil {
+			if k < len(*p) {
+				return (*p)[k]
+			}
+			k -= len(*p)
+		}
+	}
+	return nil
 }
 
 func (w watchers) len() int {
@@ -212,24 +228,34 @@ func (o *observation) unlock(publish bool) {
 // deliver is the bus adapter. It runs the batch in flight in order, then
 // sees to what was queued meanwhile, or leaves the tap idle. It runs on a
 // bus goroutine and must never let a panic escape, which would kill the
-// process.
+// process. An observer that ends the goroutine (runtime.Goexit, as
+// t.FailNow does) would leave the batch running for good and every Flush
+// waiting: a fresh goroutine resumes after it instead.
 func (r *rt) deliver() {
 	o := &r.obs
-	jobs := o.flight // set before the Publish that started this goroutine
-	for i := range jobs {
-		p := &jobs[i]
+	// flight, next and sub belong to the one delivery goroutine; the Publish
+	// that started it happened after they were set.
+	jobs := o.flight
+	done := false
+	defer func() {
+		if !done {
+			o.bus.Publish(observeTopic)
+		}
+	}()
+	for ; o.next < len(jobs); o.next, o.sub = o.next+1, 0 {
+		p := &jobs[o.next]
 		if p.barrier != nil {
 			close(p.barrier)
 			continue
 		}
-		for _, list := range p.to {
-			if list != nil {
-				for _, w := range *list {
-					r.notify(w, p.note)
-				}
-			}
+		for o.sub < p.to.len() {
+			w := p.to.at(o.sub)
+			o.sub++
+			r.notify(w, p.note)
 		}
 	}
+	done = true
+	o.next = 0
 	clear(jobs) // drop the arguments and observers they held
 	o.mu.Lock()
 	idle := len(o.queue) == 0
@@ -243,15 +269,24 @@ func (r *rt) deliver() {
 	o.unlock(o.schedule(false))
 }
 
+// errObserverExited reports an observer that ended its goroutine.
+var errObserverExited = errors.New("runtime: observer called runtime.Goexit")
+
 func (r *rt) notify(o *observer, n Note) {
+	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			err := recovered(p)
-			o.ctx.Logger().Error("observer panicked", "event", n.Event, "error", err)
-			r.report(o.ctx.fiber, n.Event, err)
+		if returned {
+			return
 		}
+		err := errObserverExited
+		if p := recover(); p != nil {
+			err = recovered(p)
+		}
+		o.ctx.Logger().Error("observer panicked", "event", n.Event, "error", err)
+		r.report(o.ctx.fiber, n.Event, err)
 	}()
 	o.fn(n)
+	returned = true
 }
 
 // Flush waits until every observation queued so far has been delivered,

@@ -366,3 +366,36 @@ func TestBurstMemoryGoesWhenTapIdles(t *testing.T) {
 		t.Fatalf("%d bytes kept after a delivered burst of %d events", kept, n)
 	}
 }
+
+// An observer that ends its goroutine (runtime.Goexit, as t.FailNow does)
+// must not wedge the tap: the rest of its batch is still delivered, later
+// events too, and Flush returns.
+func TestObserverGoexitDoesNotWedgeTap(t *testing.T) {
+	root, logs := newRoot(t)
+	ev := runtime.NewEvent[int]("goexit")
+	if err := ev.Observe(root, func(n int) {
+		if n == 1 {
+			goruntime.Goexit()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []int // appended to by one delivery goroutine at a time
+	if err := ev.Observe(root, func(n int) { got = append(got, n) }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		_ = ev.Emit(root, i)
+	}
+	within(t, 2*time.Second, root.Flush)
+	_ = ev.Emit(root, 3)
+	within(t, 2*time.Second, root.Flush)
+	equal(t, "delivered", got, []int{0, 1, 2, 3})
+	var logged []string
+	for _, r := range logs.Records() {
+		if r.Attrs["event"] == "goexit" {
+			logged = append(logged, r.Message+": "+r.Attrs["error"])
+		}
+	}
+	equal(t, "logged", logged, []string{"observer panicked: runtime: observer called runtime.Goexit"})
+}
