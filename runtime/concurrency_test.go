@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -359,5 +360,119 @@ func TestResetAndCloseRacePlugging(t *testing.T) {
 				t.Fatalf("a plugin is %v after Close", s)
 			}
 		}
+	}
+}
+
+// TestTapFlushStress races every way into the observer tap at once: emitters
+// whose pauses straddle the tap's timer, each flushing now and then; an
+// observer that emits an observed event; a panicking ObserveAll; plugins whose
+// observers come and go while batches are in flight; Flush from several
+// goroutines during Close, and after it. Each Flush must cover its own
+// goroutine's earlier emits, in order; nothing may hang, and no goroutine may
+// outlive the root.
+func TestTapFlushStress(t *testing.T) {
+	base := goruntime.NumGoroutine()
+	root := runtime.New(runtime.WithLogger(discardLogger()))
+	type hit struct{ g, i int }
+	ev := runtime.NewEvent[hit]("tapstress")
+	echo := runtime.NewEvent[int]("tapstress/echo")
+	const emitters, each = 4, 400
+	var seen [emitters]atomic.Int64
+	var echoes atomic.Int64
+	var disorder atomic.Value
+	if err := ev.Observe(root, func(h hit) {
+		if n := seen[h.g].Load(); int64(h.i) != n {
+			disorder.CompareAndSwap(nil, fmt.Sprintf("emitter %d: got event %d, want %d", h.g, h.i, n))
+		}
+		seen[h.g].Add(1)
+		if h.i%7 == 0 {
+			_ = echo.Emit(root, h.i)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := echo.Observe(root, func(int) { echoes.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := root.ObserveAll(func(n runtime.Note) {
+		if h, ok := n.Args.(hit); ok && h.i%50 == 0 {
+			panic("observer bug")
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	churn := runtime.Func("churn", func(ctx *runtime.Context) error {
+		return ev.Observe(ctx, func(hit) {})
+	})
+	stop := make(chan struct{})
+	var churned sync.WaitGroup
+	churned.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			f, err := root.Plugin(churn, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = f.Dispose()
+		}
+	})
+	var wg sync.WaitGroup
+	for g := range emitters {
+		wg.Go(func() {
+			for i := range each {
+				_ = ev.Emit(root, hit{g, i})
+				if i%5 == 0 {
+					time.Sleep(time.Duration(i%3) * 500 * time.Microsecond) // around the tap's millisecond
+				}
+				if (i+g)%3 == 0 {
+					root.Flush()
+					if n := seen[g].Load(); n != int64(i+1) {
+						t.Errorf("emitter %d: after Flush %d of its %d events delivered", g, n, i+1)
+						return
+					}
+				}
+			}
+		})
+	}
+	within(t, 20*time.Second, wg.Wait)
+	close(stop)
+	churned.Wait()
+	root.Flush() // the hits, and the echoes they queue behind this barrier
+	root.Flush() // the echoes
+	if d := disorder.Load(); d != nil {
+		t.Fatal(d)
+	}
+	if want := int64(emitters * ((each + 6) / 7)); echoes.Load() != want {
+		t.Fatalf("%d echoes delivered, want %d", echoes.Load(), want)
+	}
+	for i := range 3 {
+		_ = ev.Emit(root, hit{0, each + i}) // left for Close to flush
+	}
+	var closing sync.WaitGroup
+	for range 3 {
+		closing.Go(root.Flush)
+	}
+	within(t, 5*time.Second, func() {
+		if err := root.Close(); err != nil {
+			t.Error(err)
+		}
+		closing.Wait()
+	})
+	within(t, time.Second, root.Flush) // after Close
+	if n := seen[0].Load(); n != each+3 {
+		t.Fatalf("emitter 0: %d events delivered by Close, want %d", n, each+3)
+	}
+	n := goruntime.NumGoroutine()
+	for deadline := time.Now().Add(2 * time.Second); n > base && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		n = goruntime.NumGoroutine()
+	}
+	if n > base {
+		t.Fatalf("%d goroutines left after Close", n-base)
 	}
 }
