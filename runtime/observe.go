@@ -38,9 +38,9 @@ type pending struct {
 }
 
 // keepAlways is the capacity a tap's buffer keeps for reuse whatever its
-// use. A larger one is kept only while batches fill a quarter of it and more
-// events follow: a steady stream reuses its buffers, and an idle tap holds no
-// burst's memory.
+// use. A larger one is kept only while batches fill a quarter of it, and
+// only until the tap has been idle for gather: a steady stream reuses its
+// buffers, and a quiet tap holds no burst's memory.
 const keepAlways = 1024
 
 // gather is how long an idle tap waits, after an event is queued, before
@@ -200,21 +200,37 @@ func (o *observation) schedule(expired bool) (publish bool) {
 		o.queue, o.flight = o.flight[:0], o.queue
 		return true
 	case !o.armed:
-		o.armed = true
-		if o.timer == nil {
-			o.timer = time.AfterFunc(gather, o.fire)
-		} else {
-			o.timer.Reset(gather)
-		}
+		o.arm()
 	}
 	return false
 }
 
-// fire publishes the queue when the timer expires. A Flush that published it
-// first disarmed the timer, and then fire finds nothing to do.
+// arm starts the timer. Callers hold o.mu.
+func (o *observation) arm() {
+	o.armed = true
+	if o.timer == nil {
+		o.timer = time.AfterFunc(gather, o.fire)
+	} else {
+		o.timer.Reset(gather)
+	}
+}
+
+// fire publishes the queue when the timer expires, or, when the tap has
+// stayed idle since a delivery armed it, lets burst-sized buffers go. A Flush
+// that published first disarmed the timer, and then fire finds nothing to do.
 func (o *observation) fire() {
 	o.mu.Lock()
-	o.unlock(o.schedule(o.armed))
+	publish := o.schedule(o.armed)
+	if !o.running && len(o.queue) == 0 {
+		o.armed = false
+		if cap(o.queue) > keepAlways {
+			o.queue = nil
+		}
+		if cap(o.flight) > keepAlways {
+			o.flight = nil
+		}
+	}
+	o.unlock(publish)
 }
 
 // unlock releases o.mu, then publishes if schedule said so.
@@ -257,16 +273,16 @@ func (r *rt) deliver() {
 	done = true
 	o.next = 0
 	clear(jobs) // drop the arguments and observers they held
-	o.mu.Lock()
-	idle := len(o.queue) == 0
-	if cap(jobs) > keepAlways && (idle || len(jobs) < cap(jobs)/4) {
+	if cap(jobs) > keepAlways && len(jobs) < cap(jobs)/4 {
 		jobs = nil
 	}
-	if idle && cap(o.queue) > keepAlways {
-		o.queue = nil
-	}
+	o.mu.Lock()
 	o.running, o.flight = false, jobs[:0]
-	o.unlock(o.schedule(false))
+	publish := o.schedule(false)
+	if !publish && !o.armed && max(cap(o.queue), cap(o.flight)) > keepAlways {
+		o.arm() // idle: fire trims the buffers unless events come first
+	}
+	o.unlock(publish)
 }
 
 // errObserverExited reports an observer that ended its goroutine.
