@@ -282,22 +282,22 @@ func TestLock(t *testing.T) {
 		t.Fatalf("%d locks leaked", n)
 	}
 
-	// FIFO: writers queued in a known order run in that order.
+	// FIFO: writers queued in a known order take the lock in that order
+	// (each records its turn while it holds the lock: after the write
+	// returns, the next writer may already have finished too).
 	if err := f.locks.lock(ctx, tg.Key); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var order []string
+	var order []string // appended only under the key's lock
 	var wg sync.WaitGroup
 	for i := range 5 {
 		wg.Go(func() {
-			content := fmt.Sprint(i)
-			if _, err := f.WriteText(ctx, tg, content, nil); err != nil {
+			if err := f.locks.lock(ctx, tg.Key); err != nil {
 				t.Error(err)
+				return
 			}
-			mu.Lock()
-			order = append(order, content)
-			mu.Unlock()
+			order = append(order, fmt.Sprint(i))
+			f.locks.unlock(tg.Key)
 		})
 		waitQueue(t, &f.locks, tg.Key, i+1)
 	}
