@@ -15,12 +15,11 @@ import (
 	"github.com/gordis-run/gordis/internal/mcptest"
 )
 
-// TestConfigReload runs the server on the repository's gordis.yaml with
-// readLimit lowered, over stdio: a save of the file with another readLimit,
-// the next read obeys it, without a restart; a file that does not load
-// changes nothing; SIGHUP reloads.
-func TestConfigReload(t *testing.T) {
-	ws, dir := t.TempDir(), t.TempDir()
+// configFixture is a workspace holding five.txt (five one-digit lines) and
+// the text of the repository's gordis.yaml.
+func configFixture(t *testing.T) (ws string, base []byte) {
+	t.Helper()
+	ws = t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "five.txt"), []byte("1\n2\n3\n4\n5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +27,16 @@ func TestConfigReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ws, base
+}
+
+// TestConfigReload runs the server on the repository's gordis.yaml with
+// readLimit lowered, over stdio: a save of the file with another readLimit,
+// the next read obeys it, without a restart; a file that does not load
+// changes nothing; SIGHUP reloads.
+func TestConfigReload(t *testing.T) {
+	ws, base := configFixture(t)
+	dir := t.TempDir()
 	conf := filepath.Join(dir, "gordis.yaml")
 	// save writes the file as editors do: a new file renamed over the old.
 	save := func(readLimit string) {
@@ -117,15 +126,8 @@ func waitFor(t *testing.T, stderr *mcptest.Buffer, text string) {
 // would restart every plugin that injects "tools", mcpserver included, and
 // end the stdio session.
 func TestConfigRegistryEditKeepsSession(t *testing.T) {
-	ws, dir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "five.txt"), []byte("1\n2\n3\n4\n5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.ReadFile("../../gordis.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := filepath.Join(dir, "gordis.yaml")
+	ws, base := configFixture(t)
+	conf := filepath.Join(t.TempDir(), "gordis.yaml")
 	if err := os.WriteFile(conf, base, 0o644); err != nil {
 		t.Fatal(err)
 	}
