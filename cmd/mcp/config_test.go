@@ -60,17 +60,25 @@ func TestConfigReload(t *testing.T) {
 
 	// lines is the number of lines the next read shows, once it is want or
 	// after 10 s.
+	// A new readLimit restarts toolfs: a call that arrives while its tools
+	// are away is refused (unknown tool over MCP), and the client retries.
 	lines := func(want int) int {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			text, isError, _ := call(t, cs, "read", map[string]any{"file_path": "five.txt"})
-			if isError {
-				t.Fatalf("read: %s", text)
-			}
-			n := len(numbered.FindAllString(text, -1))
-			if n == want || time.Now().After(deadline) {
-				return n
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"file_path": "five.txt"}})
+			switch {
+			case err != nil && !strings.Contains(err.Error(), `unknown tool "read"`):
+				t.Fatalf("read: %v", err)
+			case err == nil && res.IsError:
+				t.Fatalf("read: %+v", res.Content)
+			case err == nil:
+				n := len(numbered.FindAllString(res.Content[0].(*mcp.TextContent).Text, -1))
+				if n == want || time.Now().After(deadline) {
+					return n
+				}
+			case time.Now().After(deadline):
+				t.Fatalf("read still refused after 10 s: %v", err)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
