@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gordis-run/gordis/internal/peakrss"
 )
 
 // callTimeout bounds one call or session opening: a server that cannot
@@ -122,7 +124,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		if err != nil {
 			return r, err
 		}
-		r.RSSStart, r.AnonStart = m.rss, m.anon
+		r.RSSStart, r.AnonStart = m.RSS, m.Anon
 	}
 	tallies := make([]tally, n)
 	sessions := make([]*mcp.ClientSession, n)
@@ -176,7 +178,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		r.OtherCPU = max(cpu-machineCPU-r.ServerCPU-r.ClientCPU, 0)
 	}
 	if m, err := sumMemory(pids); err == nil {
-		r.RSSOpen, r.RSSPeak, r.AnonOpen = m.rss, m.hwm, m.anon
+		r.RSSOpen, r.RSSPeak, r.AnonOpen = m.RSS, m.HWM, m.Anon
 	}
 	if traced {
 		if gcs, live := gc.lastGC(); gcs > gcsBefore {
@@ -196,7 +198,7 @@ func measure(ctx context.Context, tr transport, transportName, ws string, n, cal
 		gcsBefore, _ = gc.lastGC()
 		time.Sleep(settle)
 		if m, err := sumMemory(pids); err == nil {
-			r.RSSAfter, r.RSSPeak = m.rss, max(r.RSSPeak, m.hwm)
+			r.RSSAfter, r.RSSPeak = m.RSS, max(r.RSSPeak, m.HWM)
 		}
 		if gcs, live := gc.lastGC(); gcs > gcsBefore {
 			r.HeapAfter = live
@@ -304,16 +306,16 @@ func check(path, state string) error {
 	return nil
 }
 
-func sumMemory(pids []int) (memory, error) {
-	var sum memory
+func sumMemory(pids []int) (peakrss.Memory, error) {
+	var sum peakrss.Memory
 	for _, pid := range pids {
-		m, err := memoryOf(pid)
+		m, err := peakrss.Status(pid)
 		if err != nil {
-			return memory{}, err
+			return peakrss.Memory{}, err
 		}
-		sum.rss += m.rss
-		sum.hwm += m.hwm
-		sum.anon += m.anon
+		sum.RSS += m.RSS
+		sum.HWM += m.HWM
+		sum.Anon += m.Anon
 	}
 	return sum, nil
 }

@@ -4,61 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// memory is what /proc/PID/status says of a process's resident memory, in
-// bytes: now (VmRSS), its high-water mark (VmHWM), and how much of it is
-// anonymous (RssAnon: the heap and stacks, its own, where the rest maps
-// files, such as the executable, that processes running it share).
-type memory struct{ rss, hwm, anon int64 }
-
-// memoryOf reads the memory of the live process pid.
-func memoryOf(pid int) (memory, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return memory{}, err
-	}
-	return parseStatus(status)
-}
-
-// parseStatus reads VmRSS, VmHWM and RssAnon from the text of
-// /proc/PID/status.
-func parseStatus(status []byte) (memory, error) {
-	var m memory
-	var rss, hwm, anon bool
-	for line := range bytes.Lines(status) {
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		var dst *int64
-		switch string(name) {
-		case "VmRSS":
-			dst, rss = &m.rss, true
-		case "VmHWM":
-			dst, hwm = &m.hwm, true
-		case "RssAnon":
-			dst, anon = &m.anon, true
-		default:
-			continue
-		}
-		kib, ok := bytes.CutSuffix(bytes.TrimSpace(value), []byte(" kB"))
-		n, err := strconv.ParseInt(string(bytes.TrimSpace(kib)), 10, 64)
-		if !ok || err != nil || n < 0 || n > math.MaxInt64>>10 {
-			return memory{}, fmt.Errorf("/proc status: malformed %s line %q", name, bytes.TrimSpace(line))
-		}
-		*dst = n << 10
-	}
-	if !rss || !hwm || !anon {
-		return memory{}, errors.New("/proc status: no VmRSS, VmHWM or RssAnon line (a kernel thread, or not Linux)")
-	}
-	return m, nil
-}
 
 // clockTick is the unit of the CPU times in /proc/PID/stat (USER_HZ),
 // which Linux fixes at 100 per second on every architecture Go supports.
